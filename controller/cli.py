@@ -1,0 +1,134 @@
+"""The `hoyle` command: serve, games, adjudicate, replay.
+
+Results go to stdout, messages to stderr. Exit 0 on success, 2 on bad input
+(a wrong config, an invalid transcript), 1 on other failures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from controller.adjudicate import TranscriptError, adjudicate
+from controller.config import Config, load_config
+from controller.errors import ConfigError
+from engine.errors import UnknownGameError
+from engine.registry import all_games
+
+EXIT_BAD_INPUT = 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.command == "serve" else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        stream=sys.stderr)
+    try:
+        result: int = args.run(args)
+        return result
+    except (ConfigError, TranscriptError, UnknownGameError) as error:
+        print(f"hoyle: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hoyle", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the table service and its dashboard")
+    serve.add_argument("--config", type=Path, help="the table's TOML file (default: the "
+                       "simulated lane)")
+    serve.add_argument("--host", help="address to serve the dashboard on")
+    serve.add_argument("--port", type=int, help="port to serve the dashboard on")
+    serve.set_defaults(run=_serve)
+
+    games = commands.add_parser("games", help="list the games the engine rules")
+    games.add_argument("--json", action="store_true", help="print JSON")
+    games.set_defaults(run=_games)
+
+    judge = commands.add_parser("adjudicate", help="rule a transcript (JSON lines) by the book")
+    judge.add_argument("game", help="game id, as `hoyle games` lists them")
+    judge.add_argument("transcript", type=Path, help="the transcript file, or - for stdin")
+    judge.set_defaults(run=_adjudicate)
+
+    replay = commands.add_parser("replay", help="replay a table's log from its first entry")
+    where = replay.add_mutually_exclusive_group()
+    where.add_argument("--config", type=Path, help="the table's TOML file")
+    where.add_argument("--log", type=Path, help="the log file itself")
+    replay.add_argument("--upto", type=int, help="stop after this log entry")
+    replay.add_argument("--history", action="store_true",
+                        help="print every entry with its rulings, one JSON object a line")
+    replay.set_defaults(run=_replay)
+    return parser
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from controller.service import serve
+
+    config = load_config(args.config) if args.config else Config.simulated()
+    serve(config, host=args.host, port=args.port)
+    return 0
+
+
+def _games(args: argparse.Namespace) -> int:
+    games = [g.describe() for g in all_games()]
+    if args.json:
+        print(json.dumps(games, indent=2))
+    else:
+        for game in games:
+            aliases = f" (also {', '.join(game['aliases'])})" if game["aliases"] else ""
+            print(f"{game['id']:28} {game['family']:10} {game['name']}{aliases}")
+    return 0
+
+
+def _adjudicate(args: argparse.Namespace) -> int:
+    if str(args.transcript) == "-":
+        lines = sys.stdin.read().splitlines()
+        name = "stdin"
+    else:
+        try:
+            lines = args.transcript.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise TranscriptError(f"{args.transcript}: cannot read it: {error}") from None
+        name = str(args.transcript)
+    print(json.dumps(adjudicate(args.game, lines, name), indent=2))
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from controller.eventlog import SqliteEventLog
+    from controller.fold import TableState
+
+    if args.log:
+        path, table_id = args.log, args.log.stem
+    else:
+        config = load_config(args.config) if args.config else Config.simulated()
+        path, table_id = config.log_path, config.table_id
+    if not path.exists():
+        print(f"hoyle: no log at {path}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    event_log = SqliteEventLog(path)
+    try:
+        state = TableState()
+        for entry in event_log.entries():
+            if args.upto is not None and entry.seq > args.upto:
+                break
+            rulings = state.apply(entry.seq, entry.kind, entry.source, entry.body)
+            if args.history:
+                record = entry.to_json()
+                record["rulings"] = [r.to_json() for r in rulings]
+                print(json.dumps(record))
+        if not args.history:
+            print(json.dumps(state.view(table_id), indent=2))
+    finally:
+        event_log.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,244 @@
+"""The table's TOML configuration, validated at load.
+
+A wrong file gives a `ConfigError` naming the file, the key and its line. With no
+file, `Config.simulated()` is the simulated lane on 127.0.0.1. `docs/config.md`
+lists every key; `examples/lane.toml` is a commented example.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.errors import ConfigError
+from engine.errors import UnknownGameError
+from engine.registry import get_game
+
+BACKENDS = ("real", "fake", "sim")
+SCOREBOARDS = ("none", "max7219", "emulated")
+GPIO_PINS = range(0, 28)
+
+
+@dataclass(frozen=True, slots=True)
+class LaneConfig:
+    """The lane's sensors: BCM pin numbers, and how long pins take to settle."""
+
+    backend: str = "sim"
+    settle_time: float = 0.5
+    pins: dict[int, int] = field(default_factory=lambda: dict(zip(
+        range(1, 11), (4, 5, 6, 12, 13, 16, 17, 22, 23, 24), strict=True)))
+    foul_line: int = 25
+    ball_detector: int = 26
+    pinsetter: int = 27
+
+
+@dataclass(frozen=True, slots=True)
+class SimConfig:
+    """The simulated bowlers of the simulated lane."""
+
+    seed: int = 1
+    pace: float = 1.5
+    players: tuple[str, ...] = ("Ann", "Bob")
+    foul_rate: float = 0.03
+    dead_ball_rate: float = 0.01
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreboardConfig:
+    kind: str = "emulated"
+    spi_port: int = 0
+    spi_device: int = 0
+    cascaded: int = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    table_id: str = "sim-lane"
+    name: str = "Simulated lane"
+    game: str = "ten-pins"
+    data_dir: Path = Path("var")
+    operator_pin: str = "0000"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    lane: LaneConfig = field(default_factory=LaneConfig)
+    sim: SimConfig = field(default_factory=SimConfig)
+    scoreboard: ScoreboardConfig = field(default_factory=ScoreboardConfig)
+    source: str = "built-in simulated table"
+
+    @classmethod
+    def simulated(cls) -> Config:
+        return cls()
+
+    @property
+    def log_path(self) -> Path:
+        return self.data_dir / f"{self.table_id}.db"
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and validate a table's TOML file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the config file: {error.strerror}") from error
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from error
+    return _Reader(path, text).config(data)
+
+
+class _Reader:
+    """Takes keys out of the parsed TOML, naming file, key and line on any error."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+
+    def fail(self, key: str, problem: str) -> ConfigError:
+        line = self._line_of(key)
+        where = f"{self.path}, line {line}" if line else str(self.path)
+        return ConfigError(f"{where}: {key}: {problem}")
+
+    def _line_of(self, key: str) -> int | None:
+        *tables, leaf = key.split(".")
+        section = ".".join(tables)
+        current = ""
+        for number, raw in enumerate(self.lines, 1):
+            stripped = raw.strip()
+            header = re.fullmatch(r"\[([^\]]+)\]", stripped)
+            if header:
+                current = header.group(1).strip()
+                if current == key:
+                    return number
+                continue
+            if current == section and re.match(rf'"?{re.escape(leaf)}"?\s*=', stripped):
+                return number
+        return None
+
+    def section(self, data: Mapping[str, Any], name: str, allowed: set[str]) -> dict[str, Any]:
+        value = data.get(name, {})
+        if not isinstance(value, dict):
+            raise self.fail(name, "must be a table ([section])")
+        self.only(value, name, allowed)
+        return value
+
+    def only(self, table: Mapping[str, Any], name: str, allowed: set[str]) -> None:
+        for key in table:
+            if key not in allowed:
+                full = f"{name}.{key}" if name else key
+                raise self.fail(full, f"unknown key; allowed here: {', '.join(sorted(allowed))}")
+
+    def get(self, table: Mapping[str, Any], section: str, key: str, kind: type,
+            default: Any) -> Any:
+        if key not in table:
+            return default
+        value = table[key]
+        full = f"{section}.{key}" if section else key
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise self.fail(full, f"must be {kind.__name__}, not {value!r}")
+        return value
+
+    def pin(self, table: Mapping[str, Any], section: str, key: str, default: int) -> int:
+        value: int = self.get(table, section, key, int, default)
+        if value not in GPIO_PINS:
+            raise self.fail(f"{section}.{key}", f"GPIO {value} does not exist; BCM pins are 0-27")
+        return value
+
+    def config(self, data: Mapping[str, Any]) -> Config:
+        base = Config()
+        self.only(data, "", {"table", "dashboard", "lane", "sim", "scoreboard"})
+        table = self.section(data, "table", {"id", "name", "game", "data_dir", "operator_pin"})
+        table_id = self.get(table, "table", "id", str, base.table_id)
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,39}", table_id):
+            raise self.fail("table.id", "must be 1-40 lower-case letters, digits or '-'")
+        game = self.get(table, "table", "game", str, base.game)
+        try:
+            get_game(game)
+        except UnknownGameError as error:
+            raise self.fail("table.game", str(error)) from None
+        pin = self.get(table, "table", "operator_pin", str, base.operator_pin)
+        if not re.fullmatch(r"\d{4,12}", pin):
+            raise self.fail("table.operator_pin", "must be 4-12 digits")
+        data_dir = Path(self.get(table, "table", "data_dir", str, str(base.data_dir)))
+        if not data_dir.is_absolute():
+            data_dir = self.path.parent / data_dir
+
+        dashboard = self.section(data, "dashboard", {"host", "port"})
+        port = self.get(dashboard, "dashboard", "port", int, base.port)
+        if not 1 <= port <= 65535:
+            raise self.fail("dashboard.port", f"{port} is not a TCP port (1-65535)")
+
+        return Config(
+            table_id=table_id, name=self.get(table, "table", "name", str, base.name), game=game,
+            data_dir=data_dir, operator_pin=pin,
+            host=self.get(dashboard, "dashboard", "host", str, base.host), port=port,
+            lane=self.lane(data), sim=self.sim(data), scoreboard=self.scoreboard(data),
+            source=str(self.path))
+
+    def lane(self, data: Mapping[str, Any]) -> LaneConfig:
+        base = LaneConfig()
+        lane = self.section(data, "lane", {"backend", "settle_time", "pins", "foul_line",
+                                           "ball_detector", "pinsetter"})
+        backend = self.get(lane, "lane", "backend", str, base.backend)
+        if backend not in BACKENDS:
+            raise self.fail("lane.backend", f"{backend!r} is not one of {', '.join(BACKENDS)}")
+        settle = self.get(lane, "lane", "settle_time", float, base.settle_time)
+        if not 0 <= settle <= 10:
+            raise self.fail("lane.settle_time", f"{settle} s is out of range (0-10 s)")
+        pins = dict(base.pins)
+        if "pins" in lane:
+            given = lane["pins"]
+            if not isinstance(given, dict) or set(given) != {str(n) for n in range(1, 11)}:
+                raise self.fail("lane.pins", "must map each pin spot 1-10 to a GPIO pin, "
+                                "e.g. pins = { 1 = 4, 2 = 17, ... }")
+            pins = {int(k): self.pin(given, "lane.pins", k, 0) for k in given}
+        config = LaneConfig(backend, settle, pins,
+                            self.pin(lane, "lane", "foul_line", base.foul_line),
+                            self.pin(lane, "lane", "ball_detector", base.ball_detector),
+                            self.pin(lane, "lane", "pinsetter", base.pinsetter))
+        used: dict[int, str] = {}
+        wires = [(f"lane.pins.{k}", v) for k, v in sorted(config.pins.items())] + [
+            ("lane.foul_line", config.foul_line), ("lane.ball_detector", config.ball_detector),
+            ("lane.pinsetter", config.pinsetter)]
+        for key, gpio in wires:
+            if gpio in used:
+                raise self.fail(key, f"GPIO {gpio} is already used by {used[gpio]}")
+            used[gpio] = key
+        return config
+
+    def sim(self, data: Mapping[str, Any]) -> SimConfig:
+        base = SimConfig()
+        sim = self.section(data, "sim", {"seed", "pace", "players", "foul_rate",
+                                         "dead_ball_rate"})
+        players = self.get(sim, "sim", "players", list, list(base.players))
+        if not players or not all(isinstance(p, str) and p.strip() for p in players):
+            raise self.fail("sim.players", "must be a list of player names")
+        rates = {}
+        for key in ("foul_rate", "dead_ball_rate"):
+            rates[key] = self.get(sim, "sim", key, float, getattr(base, key))
+            if not 0 <= rates[key] <= 0.5:
+                raise self.fail(f"sim.{key}", "must be between 0 and 0.5")
+        pace = self.get(sim, "sim", "pace", float, base.pace)
+        if not 0 <= pace <= 60:
+            raise self.fail("sim.pace", "must be between 0 and 60 seconds")
+        return SimConfig(self.get(sim, "sim", "seed", int, base.seed), pace, tuple(players),
+                         rates["foul_rate"], rates["dead_ball_rate"])
+
+    def scoreboard(self, data: Mapping[str, Any]) -> ScoreboardConfig:
+        base = ScoreboardConfig()
+        board = self.section(data, "scoreboard", {"kind", "spi_port", "spi_device", "cascaded"})
+        kind = self.get(board, "scoreboard", "kind", str, base.kind)
+        if kind not in SCOREBOARDS:
+            raise self.fail("scoreboard.kind", f"{kind!r} is not one of {', '.join(SCOREBOARDS)}")
+        cascaded = self.get(board, "scoreboard", "cascaded", int, base.cascaded)
+        if not 1 <= cascaded <= 16:
+            raise self.fail("scoreboard.cascaded", "must be 1-16 matrices")
+        return ScoreboardConfig(kind, self.get(board, "scoreboard", "spi_port", int, 0),
+                                self.get(board, "scoreboard", "spi_device", int, 0), cascaded)

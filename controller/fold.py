@@ -1,0 +1,212 @@
+"""The table's state as the fold of its event log: one code path for live play and replay.
+
+Log entry kinds and their bodies:
+
+- `start`   {"game", "players", "options"}: a new game (ends any game in progress);
+- `event`   {"event": {...}}: an engine event (a ball, a dead ball...), from a sensor or a person;
+- `flag`    {"reading": {...}, "why"}: an impossible reading, kept but not applied;
+- `resolve` {"flag": seq, "event": {...} | null, "reason"}: the operator settles a flag,
+            with the event that really happened, or none (the reading is void);
+- `correct` {"target": seq, "event": {...} | null, "reason"}: the operator replaces an
+            earlier event of the current game (or voids it); the game is re-ruled;
+- `device`  {"device", "state": "working" | "unavailable", "detail"}: device health;
+- `abandon` {"reason"}: the game in progress is given up;
+- `note`    {"what", ...}: something a device saw that changes nothing (kept for the history).
+
+Nothing is ever edited in place: corrections are entries too, and replaying the log
+from its first entry gives the same state every time.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.core import JSON, Ruling, State
+from engine.errors import EngineError
+from engine.registry import get_game
+
+RECENT_RULINGS = 20
+KINDS = ("start", "event", "flag", "resolve", "correct", "device", "abandon", "note")
+
+
+class FoldError(ValueError):
+    """A log entry that cannot be folded: the log is not one this service wrote."""
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """The game in progress: its setup and the engine events applied, by log seq."""
+
+    game_id: str
+    players: list[str]
+    options: dict[str, Any]
+    start_seq: int
+    events: list[tuple[int, JSON]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class TableState:
+    """Everything the table knows, rebuilt entry by entry from the log."""
+
+    seq: int = 0
+    game: GameRecord | None = None
+    engine: State | None = None
+    flags: dict[int, JSON] = field(default_factory=dict)
+    devices: dict[str, JSON] = field(default_factory=dict)
+    rulings: deque[JSON] = field(default_factory=lambda: deque(maxlen=RECENT_RULINGS))
+
+    def apply(self, seq: int, kind: str, source: str, body: Mapping[str, Any]) -> list[Ruling]:
+        """Fold one log entry; returns the rulings it produced."""
+        if seq != self.seq + 1:
+            raise FoldError(f"log entry {seq} follows {self.seq}: the log has a gap")
+        self.seq = seq
+        if kind == "event":
+            return self._engine_event(seq, body["event"])
+        if kind == "start":
+            self._start(seq, body)
+            return []
+        if kind == "flag":
+            self.flags[seq] = {"seq": seq, "what": body["why"], "reading": body["reading"],
+                               "source": source}
+            return []
+        if kind == "resolve":
+            self.flags.pop(int(body["flag"]), None)
+            event = body.get("event")
+            return self._engine_event(seq, event) if event is not None else []
+        if kind == "correct":
+            return self._correct(int(body["target"]), body.get("event"))
+        if kind == "device":
+            self.devices[str(body["device"])] = {"name": body["device"], "state": body["state"],
+                                                 "detail": body.get("detail", "")}
+            return []
+        if kind == "note":
+            return []
+        if kind == "abandon":
+            self.game = None
+            self.engine = None
+            self.flags.clear()
+            return []
+        raise FoldError(f"log entry {seq}: unknown kind {kind!r}")
+
+    def _start(self, seq: int, body: Mapping[str, Any]) -> None:
+        game = get_game(str(body["game"]))
+        players = list(body["players"])
+        options = dict(body.get("options") or {})
+        self.engine = game.new_state(players, options)
+        self.game = GameRecord(game.id, players, options, seq)
+        self.flags.clear()
+
+    def _engine_event(self, seq: int, data: Mapping[str, Any]) -> list[Ruling]:
+        if self.engine is None or self.game is None:
+            raise FoldError(f"log entry {seq}: an event with no game in progress")
+        operation = self.engine.apply(self.engine.parse_event(data))
+        self.game.events.append((seq, dict(data)))
+        for ruling in operation.rulings:
+            entry = ruling.to_json()
+            entry["seq"] = seq
+            self.rulings.append(entry)
+        return list(operation.rulings)
+
+    def _correct(self, target: int, replacement: Mapping[str, Any] | None) -> list[Ruling]:
+        game = self.game
+        if game is None:
+            raise FoldError(f"correction of {target}: no game in progress")
+        events = []
+        for seq, data in game.events:
+            if seq != target:
+                events.append((seq, data))
+            elif replacement is not None:
+                events.append((seq, dict(replacement)))
+        rebuilt = get_game(game.game_id).new_state(game.players, game.options)
+        rulings: list[Ruling] = []
+        for _, data in events:
+            rulings = list(rebuilt.apply(rebuilt.parse_event(data)).rulings)
+        self.engine = rebuilt
+        game.events = events
+        return rulings
+
+    def check(self, kind: str, body: Mapping[str, Any]) -> None:
+        """Raise `EngineError` or `FoldError` if this entry could not be folded now.
+
+        Nothing reaches the log that the table could not then replay.
+        """
+        if kind not in KINDS:
+            raise FoldError(f"unknown entry kind {kind!r}")
+        if kind == "start":
+            get_game(str(body["game"])).new_state(list(body["players"]),
+                                                  dict(body.get("options") or {}))
+            return
+        if kind == "resolve" and int(body["flag"]) not in self.flags:
+            raise FoldError(f"there is no open flag {body['flag']}")
+        event = body.get("event")
+        if kind == "correct":
+            if self.game is None or all(s != body["target"] for s, _ in self.game.events):
+                raise FoldError(f"entry {body['target']} is not an event of the game in "
+                                "progress")
+            scratch = TableState.restore(self.save())
+            scratch.apply(self.seq + 1, kind, "check", body)
+        elif kind in ("event", "resolve") and event is not None:
+            if not isinstance(event, Mapping):
+                raise FoldError(f"the event must be a JSON object, got {event!r}")
+            if self.engine is None:
+                raise FoldError("no game in progress")
+            self.engine.verify(self.engine.parse_event(event))
+
+    # -- pictures and persistence --------------------------------------------------
+
+    def view(self, table_id: str) -> JSON:
+        paused = [d for d in self.devices.values() if d["state"] != "working"]
+        game = self.engine.snapshot() if self.engine is not None else None
+        if game is not None:
+            game["rulings"] = list(self.rulings)
+        if paused:
+            status = "paused"
+            why: str | None = "; ".join(f"{d['name']} {d['state']}: {d['detail']}"
+                                        for d in paused)
+        elif self.flags:
+            status = "paused"
+            why = "a reading needs the operator"
+        else:
+            status = "idle" if game is None or game["over"] else "running"
+            why = None
+        return {"table": table_id, "seq": self.seq, "status": status, "why": why,
+                "devices": list(self.devices.values()), "flags": list(self.flags.values()),
+                "game": game}
+
+    def save(self) -> JSON:
+        game = self.game
+        return {
+            "seq": self.seq,
+            "game": None if game is None else {
+                "id": game.game_id, "players": game.players, "options": game.options,
+                "start_seq": game.start_seq, "events": [list(e) for e in game.events]},
+            "flags": list(self.flags.values()),
+            "devices": list(self.devices.values()),
+            "rulings": list(self.rulings),
+        }
+
+    @classmethod
+    def restore(cls, saved: Mapping[str, Any]) -> TableState:
+        state = cls(seq=int(saved["seq"]))
+        record = saved["game"]
+        if record is not None:
+            game = get_game(record["id"])
+            state.game = GameRecord(record["id"], list(record["players"]),
+                                    dict(record["options"]), int(record["start_seq"]))
+            engine = game.new_state(state.game.players, state.game.options)
+            for seq, data in record["events"]:
+                engine.apply(engine.parse_event(data))
+                state.game.events.append((int(seq), data))
+            state.engine = engine
+        state.flags = {int(f["seq"]): f for f in saved["flags"]}
+        state.devices = {d["name"]: d for d in saved["devices"]}
+        state.rulings.extend(saved["rulings"])
+        return state
+
+
+def is_rejection(error: Exception) -> bool:
+    """True for the errors `TableState.check` raises on an entry that cannot happen."""
+    return isinstance(error, EngineError | FoldError | KeyError | TypeError)

@@ -1,0 +1,130 @@
+"""One table's service: every change is made durable in the log, then folded, then published."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from controller.bus import Bus, Change
+from controller.errors import Rejected
+from controller.eventlog import LogEntry, SqliteEventLog
+from controller.fold import TableState, is_rejection
+from engine.core import JSON, Ruling
+
+log = logging.getLogger(__name__)
+
+SNAPSHOT_EVERY = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Recovery:
+    """How start-up went: where the snapshot was and how many entries were replayed."""
+
+    snapshot_seq: int
+    replayed: int
+    seq: int
+
+
+class Table:
+    """The table's single writer: `record` is the only way the state changes.
+
+    >>> import tempfile, asyncio, pathlib
+    >>> from controller.eventlog import SqliteEventLog
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "lane.db"
+    >>> table = Table(SqliteEventLog(path), "lane-1")
+    >>> _ = table.recover()
+    >>> change = asyncio.run(table.record("start", "cli", {"game": "ten-pins",
+    ...                                                     "players": ["Ann"]}))
+    >>> change.view["game"]["up"]["player"]
+    'Ann'
+    >>> table.log.close()
+    """
+
+    def __init__(self, event_log: SqliteEventLog, table_id: str, *,
+                 snapshot_every: int = SNAPSHOT_EVERY) -> None:
+        self.log = event_log
+        self.table_id = table_id
+        self.snapshot_every = snapshot_every
+        self.state = TableState()
+        self.bus = Bus()
+        self._lock: asyncio.Lock | None = None
+
+    def recover(self) -> Recovery:
+        """Rebuild the state from the newest snapshot and the entries after it."""
+        snapshot = self.log.latest_snapshot()
+        state = TableState.restore(snapshot[1]) if snapshot else TableState()
+        start = state.seq
+        for entry in self.log.entries(after=state.seq):
+            state.apply(entry.seq, entry.kind, entry.source, entry.body)
+        self.state = state
+        return Recovery(start, state.seq - start, state.seq)
+
+    def view(self) -> JSON:
+        return self.state.view(self.table_id)
+
+    async def record(self, kind: str, source: str, body: Mapping[str, Any]) -> Change:
+        """Check, log durably, fold and publish one change; `Rejected` leaves the log as it was."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            try:
+                self.state.check(kind, body)
+            except Exception as error:
+                if is_rejection(error):
+                    raise Rejected(_message(error)) from error
+                raise
+            entry = await self.log.append_async(kind, source, body)
+            rulings = self.state.apply(entry.seq, entry.kind, entry.source, entry.body)
+            if entry.seq % self.snapshot_every == 0 or kind == "start":
+                await asyncio.to_thread(self.log.save_snapshot, entry.seq, self.state.save())
+            change = Change(entry.seq, kind, source, entry.body, tuple(rulings), self.view())
+        await self.bus.publish(change)
+        return change
+
+    async def reading(self, event: Mapping[str, Any], source: str) -> Change:
+        """A sensor's reading: applied if it can happen, else kept as a flag for the operator."""
+        why = None
+        if self.state.flags:
+            why = "it came while an earlier reading awaits the operator"
+        else:
+            try:
+                self.state.check("event", {"event": event})
+            except Exception as error:
+                if not is_rejection(error):
+                    raise
+                why = _message(error)
+        if why is None:
+            return await self.record("event", source, {"event": dict(event)})
+        log.warning("flagged a reading from %s: %s", source, why)
+        return await self.record("flag", source, {"reading": dict(event), "why": why})
+
+    def history(self, after: int = 0, limit: int = 500) -> list[JSON]:
+        """The current game's entries from its start, each with the rulings it produced."""
+        game = self.state.game
+        first = game.start_seq if game else self.state.seq + 1
+        out = []
+        for entry, rulings in replay_entries(self.log, first):
+            if entry.seq > after:
+                record = entry.to_json()
+                record["rulings"] = [r.to_json() for r in rulings]
+                out.append(record)
+            if len(out) >= limit:
+                break
+        return out
+
+
+def replay_entries(event_log: SqliteEventLog,
+                   first: int = 1) -> Iterator[tuple[LogEntry, list[Ruling]]]:
+    """Fold the log from entry `first` (a game's start, or 1), yielding each entry's rulings."""
+    state = TableState(seq=first - 1)
+    for entry in event_log.entries(after=first - 1):
+        yield entry, state.apply(entry.seq, entry.kind, entry.source, entry.body)
+
+
+def _message(error: Exception) -> str:
+    if isinstance(error, KeyError):
+        return f"missing field {error}"
+    return str(error)

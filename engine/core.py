@@ -1,0 +1,180 @@
+"""The rules engine's core: laws, rulings, operations, games and states.
+
+The engine is pure: a `State` is told what happened at the table (a ball, a card,
+a throw, a player's act) and answers with the rulings the books give for it. It
+draws no random values and does no I/O.
+
+>>> from engine.registry import get_game
+>>> state = get_game("ten-pins").new_state(["Ann"])
+>>> op = state.apply(state.parse_event({"type": "ball", "player": "Ann", "standing": []}))
+>>> [r.kind for r in op.rulings]
+['strike']
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from engine.errors import IllegalEventError
+
+JSON = dict[str, Any]
+
+#: Seed file names, as `LawRef.book` holds them.
+HOYLE_1940 = "000_d7ba09a064da292c.txt"
+ROUND_GAMES_1897 = "001_976a69a7504f98ef.txt"
+
+
+@dataclass(frozen=True, slots=True)
+class LawRef:
+    """Where in a book a ruling's law is written: seed file, line range, title."""
+
+    book: str
+    lines: tuple[int, int]
+    title: str
+
+    def __post_init__(self) -> None:
+        first, last = self.lines
+        if not 0 < first <= last:
+            raise ValueError(f"law {self.title!r}: bad line range {self.lines}")
+
+    def to_json(self) -> JSON:
+        first, last = self.lines
+        return {"book": self.book, "lines": f"{first}-{last}", "title": self.title}
+
+
+@dataclass(frozen=True, slots=True)
+class Ruling:
+    """One decision of the rules, in the project's words, with the law behind it."""
+
+    kind: str
+    who: str | None
+    amount: int | None
+    text: str
+    law: LawRef
+
+    def to_json(self) -> JSON:
+        return {
+            "kind": self.kind,
+            "who": self.who,
+            "amount": self.amount,
+            "text": self.text,
+            "law": self.law.to_json(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened at the table; each family declares its own kinds."""
+
+    type: ClassVar[str] = "event"
+
+    def to_json(self) -> JSON:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """What one applied event did: the event and the rulings it produced."""
+
+    event: Event
+    rulings: tuple[Ruling, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Awaiting:
+    """A fact the next ruling needs, and who can supply it.
+
+    `source` is one of "sensor", "operator", "player", "dealer", "referee".
+    """
+
+    fact: str
+    source: str
+    player: str | None = None
+    detail: str = ""
+
+    def to_json(self) -> JSON:
+        return {"fact": self.fact, "source": self.source, "player": self.player,
+                "detail": self.detail}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of a game: final scores, the winners (several on a tie), and why."""
+
+    scores: Mapping[str, int]
+    winners: tuple[str, ...]
+    rulings: tuple[Ruling, ...] = field(default=())
+
+
+class State(ABC):
+    """A game in progress. `apply` mutates the state and returns what it did."""
+
+    game: Game
+
+    @abstractmethod
+    def parse_event(self, data: Mapping[str, Any]) -> Event:
+        """Turn one transcript or log JSON object into this game's event, or raise."""
+
+    @abstractmethod
+    def verify(self, event: Event) -> None:
+        """Raise `IllegalEventError` if `event` cannot happen now."""
+
+    def can_apply(self, event: Event) -> bool:
+        try:
+            self.verify(event)
+        except IllegalEventError:
+            return False
+        return True
+
+    @abstractmethod
+    def apply(self, event: Event) -> Operation:
+        """Verify and apply `event`; return the rulings it produced."""
+
+    @abstractmethod
+    def legal_events(self) -> Sequence[Event]:
+        """Every event the table could report next."""
+
+    @abstractmethod
+    def awaiting(self) -> tuple[Awaiting, ...]:
+        """The facts the next ruling needs; empty once the game is over."""
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """None until the game is over."""
+
+    @abstractmethod
+    def snapshot(self) -> JSON:
+        """A JSON-ready picture of the game for the dashboard and scoreboards."""
+
+    @abstractmethod
+    def save(self) -> JSON:
+        """JSON that `Game.load` turns back into an equal state (for log snapshots)."""
+
+
+class Game(ABC):
+    """A game as the books give it; `rules` is the frozen dataclass that is the variant."""
+
+    id: str
+    family: str
+    name: str
+    book: str
+    aliases: tuple[str, ...] = ()
+
+    @abstractmethod
+    def new_state(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> State:
+        """A fresh game for these players; `options` are the named house rules."""
+
+    @abstractmethod
+    def load(self, saved: Mapping[str, Any]) -> State:
+        """Rebuild a state from `State.save()` output."""
+
+    @abstractmethod
+    def laws(self) -> tuple[LawRef, ...]:
+        """Every law a ruling of this game can cite."""
+
+    def describe(self) -> JSON:
+        return {"id": self.id, "family": self.family, "name": self.name, "book": self.book,
+                "aliases": list(self.aliases)}
