@@ -102,7 +102,7 @@ def _adjudicate(args: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     from controller.eventlog import SqliteEventLog
-    from controller.fold import TableState
+    from controller.table import replay_entries, replay_state
 
     if args.log:
         path, table_id = args.log, args.log.stem
@@ -114,17 +114,15 @@ def _replay(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     event_log = SqliteEventLog(path)
     try:
-        state = TableState()
-        for entry in event_log.entries():
-            if args.upto is not None and entry.seq > args.upto:
-                break
-            rulings = state.apply(entry.seq, entry.kind, entry.source, entry.body)
-            if args.history:
+        if args.history:
+            for entry, rulings in replay_entries(event_log):
+                if args.upto is not None and entry.seq > args.upto:
+                    break
                 record = entry.to_json()
                 record["rulings"] = [r.to_json() for r in rulings]
                 print(json.dumps(record))
-        if not args.history:
-            print(json.dumps(state.view(table_id), indent=2))
+        else:
+            print(json.dumps(replay_state(event_log, upto=args.upto).view(table_id), indent=2))
     finally:
         event_log.close()
     return 0

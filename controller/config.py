@@ -62,6 +62,7 @@ class Config:
     game: str = "ten-pins"
     data_dir: Path = Path("var")
     operator_pin: str = "0000"
+    snapshot_every: int = 500
     host: str = "127.0.0.1"
     port: int = 8000
     lane: LaneConfig = field(default_factory=LaneConfig)
@@ -154,7 +155,8 @@ class _Reader:
     def config(self, data: Mapping[str, Any]) -> Config:
         base = Config()
         self.only(data, "", {"table", "dashboard", "lane", "sim", "scoreboard"})
-        table = self.section(data, "table", {"id", "name", "game", "data_dir", "operator_pin"})
+        table = self.section(data, "table", {"id", "name", "game", "data_dir", "operator_pin",
+                                             "snapshot_every"})
         table_id = self.get(table, "table", "id", str, base.table_id)
         if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,39}", table_id):
             raise self.fail("table.id", "must be 1-40 lower-case letters, digits or '-'")
@@ -166,6 +168,9 @@ class _Reader:
         pin = self.get(table, "table", "operator_pin", str, base.operator_pin)
         if not re.fullmatch(r"\d{4,12}", pin):
             raise self.fail("table.operator_pin", "must be 4-12 digits")
+        snapshot_every = self.get(table, "table", "snapshot_every", int, base.snapshot_every)
+        if not 10 <= snapshot_every <= 100_000:
+            raise self.fail("table.snapshot_every", "must be 10-100000 log entries")
         data_dir = Path(self.get(table, "table", "data_dir", str, str(base.data_dir)))
         if not data_dir.is_absolute():
             data_dir = self.path.parent / data_dir
@@ -177,7 +182,7 @@ class _Reader:
 
         return Config(
             table_id=table_id, name=self.get(table, "table", "name", str, base.name), game=game,
-            data_dir=data_dir, operator_pin=pin,
+            data_dir=data_dir, operator_pin=pin, snapshot_every=snapshot_every,
             host=self.get(dashboard, "dashboard", "host", str, base.host), port=port,
             lane=self.lane(data), sim=self.sim(data), scoreboard=self.scoreboard(data),
             source=str(self.path))

@@ -56,7 +56,12 @@ class TableState:
     engine: State | None = None
     flags: dict[int, JSON] = field(default_factory=dict)
     devices: dict[str, JSON] = field(default_factory=dict)
-    rulings: deque[JSON] = field(default_factory=lambda: deque(maxlen=RECENT_RULINGS))
+    rulings: deque[tuple[int, Ruling | JSON]] = field(
+        default_factory=lambda: deque(maxlen=RECENT_RULINGS))
+    # While recovering, the current game's events are ruled once, at the end (`settle`):
+    # a game that a later `start` replaces never needs ruling again to know the state.
+    deferred: bool = False
+    unruled: bool = False
 
     def apply(self, seq: int, kind: str, source: str, body: Mapping[str, Any]) -> list[Ruling]:
         """Fold one log entry; returns the rulings it produced."""
@@ -98,16 +103,19 @@ class TableState:
         self.engine = game.new_state(players, options)
         self.game = GameRecord(game.id, players, options, seq)
         self.flags.clear()
+        self.rulings.clear()
+        self.unruled = False
 
     def _engine_event(self, seq: int, data: Mapping[str, Any]) -> list[Ruling]:
         if self.engine is None or self.game is None:
             raise FoldError(f"log entry {seq}: an event with no game in progress")
-        operation = self.engine.apply(self.engine.parse_event(data))
         self.game.events.append((seq, dict(data)))
+        if self.deferred:
+            self.unruled = True
+            return []
+        operation = self.engine.apply(self.engine.parse_event(data))
         for ruling in operation.rulings:
-            entry = ruling.to_json()
-            entry["seq"] = seq
-            self.rulings.append(entry)
+            self.rulings.append((seq, ruling))
         return list(operation.rulings)
 
     def _correct(self, target: int, replacement: Mapping[str, Any] | None) -> list[Ruling]:
@@ -120,19 +128,35 @@ class TableState:
                 events.append((seq, data))
             elif replacement is not None:
                 events.append((seq, dict(replacement)))
-        rebuilt = get_game(game.game_id).new_state(game.players, game.options)
-        rulings: list[Ruling] = []
-        for _, data in events:
-            rulings = list(rebuilt.apply(rebuilt.parse_event(data)).rulings)
-        self.engine = rebuilt
         game.events = events
+        return self._rule_game()
+
+    def _rule_game(self) -> list[Ruling]:
+        """Rule the game's events afresh; returns the last event's rulings."""
+        game = self.game
+        assert game is not None
+        engine = get_game(game.game_id).new_state(game.players, game.options)
+        self.rulings.clear()
+        rulings: list[Ruling] = []
+        for seq, data in game.events:
+            rulings = list(engine.apply(engine.parse_event(data)).rulings)
+            self.rulings.extend((seq, r) for r in rulings)
+        self.engine = engine
+        self.unruled = False
         return rulings
+
+    def settle(self) -> None:
+        """End deferred ruling: rule the current game's events now (see `deferred`)."""
+        self.deferred = False
+        if self.unruled:
+            self._rule_game()
 
     def check(self, kind: str, body: Mapping[str, Any]) -> None:
         """Raise `EngineError` or `FoldError` if this entry could not be folded now.
 
         Nothing reaches the log that the table could not then replay.
         """
+        self.settle()
         if kind not in KINDS:
             raise FoldError(f"unknown entry kind {kind!r}")
         if kind == "start":
@@ -158,10 +182,11 @@ class TableState:
     # -- pictures and persistence --------------------------------------------------
 
     def view(self, table_id: str) -> JSON:
+        self.settle()
         paused = [d for d in self.devices.values() if d["state"] != "working"]
         game = self.engine.snapshot() if self.engine is not None else None
         if game is not None:
-            game["rulings"] = list(self.rulings)
+            game["rulings"] = self._recent_rulings()
         if paused:
             status = "paused"
             why: str | None = "; ".join(f"{d['name']} {d['state']}: {d['detail']}"
@@ -177,6 +202,7 @@ class TableState:
                 "game": game}
 
     def save(self) -> JSON:
+        self.settle()
         game = self.game
         return {
             "seq": self.seq,
@@ -185,8 +211,16 @@ class TableState:
                 "start_seq": game.start_seq, "events": [list(e) for e in game.events]},
             "flags": list(self.flags.values()),
             "devices": list(self.devices.values()),
-            "rulings": list(self.rulings),
+            "rulings": self._recent_rulings(),
         }
+
+    def _recent_rulings(self) -> list[JSON]:
+        out = []
+        for seq, ruling in self.rulings:
+            entry = ruling.to_json() if isinstance(ruling, Ruling) else dict(ruling)
+            entry["seq"] = seq
+            out.append(entry)
+        return out
 
     @classmethod
     def restore(cls, saved: Mapping[str, Any]) -> TableState:
@@ -203,7 +237,7 @@ class TableState:
             state.engine = engine
         state.flags = {int(f["seq"]): f for f in saved["flags"]}
         state.devices = {d["name"]: d for d in saved["devices"]}
-        state.rulings.extend(saved["rulings"])
+        state.rulings.extend((r["seq"], r) for r in saved["rulings"])
         return state
 
 

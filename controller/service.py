@@ -198,7 +198,8 @@ def build(config: Config) -> tuple[FastAPI, Table]:
     """The table, its devices and its dashboard, from the config; the log is recovered."""
     get_game(config.game)
     config.data_dir.mkdir(parents=True, exist_ok=True)
-    table = Table(SqliteEventLog(config.log_path), config.table_id)
+    table = Table(SqliteEventLog(config.log_path), config.table_id,
+                  snapshot_every=config.snapshot_every)
     recovery = table.recover()
     log.info("table %s: log %s at entry %d (snapshot at %d, %d entries replayed)",
              config.table_id, config.log_path, recovery.seq, recovery.snapshot_seq,

@@ -55,11 +55,9 @@ class Table:
     def recover(self) -> Recovery:
         """Rebuild the state from the newest snapshot and the entries after it."""
         snapshot = self.log.latest_snapshot()
-        state = TableState.restore(snapshot[1]) if snapshot else TableState()
-        start = state.seq
-        for entry in self.log.entries(after=state.seq):
-            state.apply(entry.seq, entry.kind, entry.source, entry.body)
-        self.state = state
+        self.state = replay_state(self.log, snapshot[1] if snapshot else None)
+        start = snapshot[0] if snapshot else 0
+        state = self.state
         return Recovery(start, state.seq - start, state.seq)
 
     def view(self) -> JSON:
@@ -114,6 +112,19 @@ class Table:
             if len(out) >= limit:
                 break
         return out
+
+
+def replay_state(event_log: SqliteEventLog, snapshot: Mapping[str, Any] | None = None,
+                 upto: int | None = None) -> TableState:
+    """The table's state from a snapshot (or the first entry) and the entries after it."""
+    state = TableState.restore(snapshot) if snapshot else TableState()
+    state.deferred = True
+    for entry in event_log.entries(after=state.seq):
+        if upto is not None and entry.seq > upto:
+            break
+        state.apply(entry.seq, entry.kind, entry.source, entry.body)
+    state.settle()
+    return state
 
 
 def replay_entries(event_log: SqliteEventLog,

@@ -5,7 +5,6 @@ operator's PIN in the `X-Operator-Pin` header. Errors come back as JSON
 `{"detail": "..."}`: 401 wrong PIN, 409 a change the rules refuse, 422 bad input.
 """
 
-from __future__ import annotations
 
 import asyncio
 import contextlib

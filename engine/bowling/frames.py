@@ -50,7 +50,12 @@ class Frame:
         rules = self.rules
         down = self.rack - standing
         penalised = foul and rules.foul_penalty
-        pins = 0 if penalised else sum(rules.value_of(p) for p in down)
+        if penalised:
+            pins = 0
+        elif rules.pin_values:
+            pins = sum(rules.value_of(p) for p in down)
+        else:
+            pins = len(down)
         cleared = not penalised and not standing
         mark = self._mark(len(down), penalised, cleared)
         ball = Ball(frozenset(down), foul, pins, mark)

@@ -68,6 +68,7 @@ class Sheet:
     frames: list[Frame] = field(default_factory=list)
     balls: list[Ball] = field(default_factory=list)
     scores: list[int] = field(default_factory=list)  # settled frames, in order
+    settled_balls: int = 0  # balls in the settled frames
     made: set[int] = field(default_factory=set)  # Newport: counts made
 
     @property
@@ -228,19 +229,18 @@ class BowlingState(State):
     def _settle_bonus(self, sheet: Sheet) -> list[Ruling]:
         """Score every frame of this bowler whose balls are now all known."""
         rulings = []
-        position = sum(len(f.balls) for f in sheet.frames[: len(sheet.scores)])
         while len(sheet.scores) < len(sheet.frames):
             frame = sheet.frames[len(sheet.scores)]
             if not frame.over:
                 break
-            after = position + len(frame.balls)
+            after = sheet.settled_balls + len(frame.balls)
             bonus = frame.bonus_balls()
             if len(sheet.balls) < after + bonus:
                 break
             extra = sum(b.pins for b in sheet.balls[after: after + bonus])
             score = frame.pins() + extra
             sheet.scores.append(score)
-            position = after
+            sheet.settled_balls = after
             rulings.append(self._frame_ruling(sheet, frame, score, extra))
         return rulings
 
@@ -350,7 +350,7 @@ class BowlingState(State):
         return {
             "id": self.game.id, "family": self.game.family, "name": self.game.name,
             "players": [s.name for s in self.sheets],
-            "frames": rules.frames, "pins": list(rules.pins),
+            "frames": rules.frames, "balls": rules.balls_per_frame, "pins": list(rules.pins),
             "options": rules.options(),
             "up": None if self.over else {
                 "player": self.player, "frame": self.frame.number,

@@ -1,0 +1,631 @@
+// Live page of one table: the score sheet, who is up, rulings with their laws, devices,
+// and a small operator panel. Plain DOM and textContent only: player names are typed by
+// people, so nothing from the server is ever parsed as HTML.
+"use strict";
+
+(() => {
+  const BOOKS = {
+    "000_d7ba09a064da292c.txt": "Hoyle's Games (1940)",
+    "001_976a69a7504f98ef.txt": "Round Games with Cards (1897)",
+  };
+  // Pin spots as a bowler sees the deck from the foul line: head pin nearest, 7 back left.
+  const PIN_SPOTS = {
+    7: [0, 0], 8: [2, 0], 9: [4, 0], 10: [6, 0],
+    4: [1, 1], 5: [3, 1], 6: [5, 1],
+    2: [2, 2], 3: [4, 2],
+    1: [3, 3],
+  };
+  const MARK_WORDS = { X: "strike", "/": "spare", F: "foul", "-": "no pins" };
+  const MARK_CLASSES = { X: "mark-strike", "/": "mark-spare", F: "mark-foul", "-": "mark-miss" };
+  const PIN_KEY = "hoyle-operator-pin";
+  const FIRST_RETRY_MS = 500;
+  const LAST_RETRY_MS = 15000;
+  const SVG = "http://www.w3.org/2000/svg";
+
+  const state = {
+    view: null,
+    socket: null,
+    retryTimer: 0,
+    attempt: 0,
+    rulings: [],
+    flagForms: new Map(),
+    playersShown: "",
+    upShown: "",
+    turnShown: "",
+    gamesLoaded: false,
+  };
+
+  const $ = (id) => document.getElementById(id);
+
+  function el(tag, props, ...kids) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = String(value);
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else if (key === "checked" || key === "value") node[key] = value;
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const kid of kids.flat()) {
+      if (kid !== null && kid !== undefined && kid !== false) node.append(kid);
+    }
+    return node;
+  }
+
+  function svg(tag, attrs) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+    return node;
+  }
+
+  const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  const list = (v) => (Array.isArray(v) ? v : []);
+  const str = (v) => (typeof v === "string" ? v : v === null || v === undefined ? "" : String(v));
+  const count = (v, fallback) => (Number.isInteger(v) && v > 0 ? v : fallback);
+  const words = (kind) => {
+    const text = str(kind).replace(/[-_]+/g, " ").trim();
+    return text ? text[0].toUpperCase() + text.slice(1) : "Ruling";
+  };
+  const joinNames = (names) =>
+    names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+
+  // ---- rendering ---------------------------------------------------------------------
+
+  function render(view) {
+    state.view = view;
+    const game = isObject(view.game) ? view.game : null;
+    renderHeader(view, game);
+    renderBanner(view);
+    renderUp(view, game);
+    renderSheet(game);
+    renderRulings(game);
+    renderDevices(list(view.devices));
+    renderOperator(view, game);
+  }
+
+  function renderHeader(view, game) {
+    const table = str(view.table) || "Table";
+    $("table-name").textContent = table;
+    $("game-name").textContent = game ? str(game.name) : "No game";
+    document.title = game ? `${table} · ${str(game.name)}` : table;
+  }
+
+  function renderBanner(view) {
+    const paused = view.status === "paused";
+    const flags = list(view.flags);
+    const pausedLine = $("banner-paused");
+    pausedLine.hidden = !paused;
+    pausedLine.textContent = paused ? `Paused: ${str(view.why) || "waiting for the operator"}` : "";
+    $("banner-flags").replaceChildren(
+      ...flags.map((flag) => el("li", { text: `Awaiting the operator: ${str(flag.what)}` })),
+    );
+    $("banner").hidden = !paused && flags.length === 0;
+  }
+
+  function rowOf(game, player) {
+    return list(game.sheet).find((row) => isObject(row) && row.player === player) || null;
+  }
+
+  function renderUp(view, game) {
+    const up = game && isObject(game.up) ? game.up : null;
+    let label = "";
+    let name = "";
+    let where = "";
+    let standingText = "";
+    let pins = null;
+    if (!game) {
+      label = view.status === "paused" ? "Paused" : "No game";
+      name = str(view.table);
+      where = "Waiting for the operator to start a game";
+    } else if (game.over) {
+      const winners = list(game.winners).map(str);
+      const row = winners.length ? rowOf(game, winners[0]) : null;
+      const total = row && row.total !== null && row.total !== undefined ? row.total : "";
+      label = "Game over";
+      name = winners.length === 0 ? "No winner"
+        : winners.length === 1 ? `${winners[0]} wins` : `${joinNames(winners)} tie`;
+      where = total === "" ? "" : `with ${total}`;
+    } else if (up) {
+      const row = rowOf(game, up.player);
+      label = "Up";
+      name = str(up.player);
+      where = `Frame ${str(up.frame)} of ${count(game.frames, 10)} · ball ${str(up.ball)}`;
+      if (row && row.total !== null && row.total !== undefined) where += ` · total ${row.total}`;
+      const standing = list(up.standing).slice().sort((a, b) => a - b);
+      standingText = standing.length === 0 ? "All pins down"
+        : `${standing.length} standing: ${standing.join(", ")}`;
+      pins = pinDeck(list(game.pins), new Set(standing));
+    } else {
+      label = "Waiting";
+      name = str(game.name);
+    }
+    $("up-label").textContent = label;
+    $("up-name").textContent = name;
+    $("up-where").textContent = where;
+    $("up-standing").textContent = standingText;
+    $("up-pins").replaceChildren(...(pins ? [pins] : []));
+    $("up").classList.toggle("over", Boolean(game && game.over));
+  }
+
+  function pinDeck(pins, standing) {
+    const deck = svg("svg", { viewBox: "0 0 150 94", class: "pin-deck", role: "img" });
+    for (const pin of pins) {
+      const spot = PIN_SPOTS[pin];
+      if (!spot) continue;
+      const up = standing.has(pin);
+      const group = svg("g", { class: up ? "pin pin-up" : "pin pin-down" });
+      const cx = 15 + spot[0] * 20;
+      const cy = 14 + spot[1] * 22;
+      group.append(svg("circle", { cx, cy, r: 9.5 }));
+      const label = svg("text", { x: cx, y: cy + 0.5, "text-anchor": "middle",
+        "dominant-baseline": "middle" });
+      label.textContent = String(pin);
+      group.append(label);
+      deck.append(group);
+    }
+    return deck;
+  }
+
+  function sheetRows(game) {
+    const rows = list(game.sheet).filter(isObject);
+    const named = new Set(rows.map((row) => row.player));
+    for (const player of list(game.players)) {
+      if (!named.has(player)) rows.push({ player, frames: [], total: null });
+    }
+    return rows;
+  }
+
+  function ballsPerFrame(game, rows, frames) {
+    if (Number.isInteger(game.balls) && game.balls > 0) return game.balls;
+    let most = 2;
+    for (const row of rows) {
+      list(row.frames).slice(0, frames - 1).forEach((frame) => {
+        if (isObject(frame)) most = Math.max(most, list(frame.balls).length);
+      });
+    }
+    return most;
+  }
+
+  function renderSheet(game) {
+    const panel = $("sheet-panel");
+    const table = $("sheet");
+    if (!game) {
+      panel.hidden = true;
+      table.replaceChildren();
+      return;
+    }
+    panel.hidden = false;
+    const frames = count(game.frames, 10);
+    const rows = sheetRows(game);
+    const perFrame = ballsPerFrame(game, rows, frames);
+    const up = isObject(game.up) && !game.over ? game.up : null;
+    const winners = new Set(game.over ? list(game.winners) : []);
+    table.style.setProperty("--frames", String(frames));
+
+    const head = el("tr", {},
+      el("th", { scope: "col", class: "name-col", text: "Bowler" }),
+      Array.from({ length: frames }, (_, i) => el("th", { scope: "col", text: String(i + 1) })),
+      el("th", { scope: "col", class: "total-col", text: "Total" }));
+    let upMarked = false;
+    const body = rows.map((row) => {
+      const isUp = Boolean(up) && !upMarked && row.player === up.player;
+      upMarked = upMarked || isUp;
+      const cells = Array.from({ length: frames }, (_, i) => frameCell(
+        list(row.frames)[i], i + 1, i === frames - 1, perFrame, isUp && up.frame === i + 1));
+      const total = row.total === null || row.total === undefined ? "" : String(row.total);
+      return el("tr", { class: [isUp ? "is-up" : "", winners.has(row.player) ? "winner" : ""]
+        .join(" ").trim() || null },
+        el("th", { scope: "row", class: "name-col" },
+          el("span", { class: "bowler", title: str(row.player), text: str(row.player) }),
+          winners.has(row.player) ? el("span", { class: "badge", text: "Winner" }) : null),
+        cells,
+        el("td", { class: "total-col", "aria-label": `Total ${total || "none yet"}` },
+          el("span", { class: "grand-total", text: total })));
+    });
+    table.replaceChildren(el("thead", {}, head), el("tbody", {}, body));
+    const turn = up ? `${str(up.player)}|${str(up.frame)}` : "";
+    if (turn !== state.turnShown) {
+      state.turnShown = turn;
+      revealCurrentFrame(table);
+    }
+  }
+
+  // On a phone the sheet scrolls sideways; bring the frame being bowled into view when the
+  // turn changes, and otherwise leave the scroll where the reader put it.
+  function revealCurrentFrame(table) {
+    const cell = table.querySelector("td.current");
+    const scroller = table.parentElement;
+    if (!cell || !scroller) return;
+    const name = table.querySelector("tbody .name-col");
+    const covered = name ? name.offsetWidth : 0;
+    const left = cell.offsetLeft - covered;
+    const right = cell.offsetLeft + cell.offsetWidth;
+    if (left < scroller.scrollLeft || right > scroller.scrollLeft + scroller.clientWidth) {
+      // Keep the frame before in sight too: its total often waits on this one.
+      const before = cell.previousElementSibling;
+      const from = before && before.matches("td.frame") ? before.offsetLeft - covered : left;
+      scroller.scrollLeft = Math.max(0, Math.min(left, Math.max(from, right - scroller.clientWidth)));
+    }
+  }
+
+  function frameCell(frame, number, last, perFrame, current) {
+    const balls = isObject(frame) ? list(frame.balls).map(str) : [];
+    const boxes = Math.max(last ? Math.max(perFrame, 3) : perFrame, balls.length);
+    const slots = Array(boxes).fill("");
+    // A strike in an ordinary frame is written in the last small box, as on a paper sheet.
+    if (!last && balls.length === 1 && balls[0] === "X") slots[boxes - 1] = "X";
+    else balls.forEach((mark, i) => { slots[i] = mark; });
+    const total = isObject(frame) && frame.total !== null && frame.total !== undefined
+      ? String(frame.total) : "";
+    const spoken = balls.map((mark) => MARK_WORDS[mark] || mark).join(", ");
+    const label = `Frame ${number}${spoken ? `: ${spoken}` : ""}${total ? `, total ${total}` : ""}`;
+    return el("td", { class: `frame${current ? " current" : ""}${last ? " last" : ""}`,
+      "aria-label": label },
+      el("div", { class: "marks" }, slots.map((mark) =>
+        el("span", { class: `mark ${MARK_CLASSES[mark] || ""}`.trim(), text: mark }))),
+      el("div", { class: "frame-total", text: total }));
+  }
+
+  function renderRulings(game) {
+    state.rulings = game ? list(game.rulings).filter(isObject).slice().reverse() : [];
+    $("rulings").replaceChildren(...state.rulings.map((ruling, index) => {
+      const law = isObject(ruling.law) ? ruling.law : {};
+      return el("li", {},
+        el("button", { type: "button", class: "ruling", onclick: () => openLaw(index) },
+          el("span", { class: "ruling-head" },
+            el("span", { class: `ruling-kind kind-${str(ruling.kind).replace(/[^a-z0-9-]/gi, "")}`,
+              text: words(ruling.kind) }),
+            ruling.who ? el("span", { class: "ruling-who", text: str(ruling.who) }) : null),
+          el("span", { class: "ruling-text", text: str(ruling.text) }),
+          law.title ? el("span", { class: "ruling-law", text: str(law.title) }) : null));
+    }));
+    $("rulings-empty").hidden = state.rulings.length > 0;
+    $("rulings-hint").hidden = state.rulings.length === 0;
+  }
+
+  function openLaw(index) {
+    const ruling = state.rulings[index];
+    if (!ruling) return;
+    const law = isObject(ruling.law) ? ruling.law : {};
+    const file = str(law.book);
+    const book = BOOKS[file] || file || "the book";
+    const lines = str(law.lines).replace("-", "–");
+    const amount = Number(ruling.amount);
+    const who = str(ruling.who);
+    $("law-kind").textContent = [words(ruling.kind), who, amount ? `${amount > 0 ? "+" : ""}${amount}`
+      : ""].filter(Boolean).join(" · ");
+    $("law-title").textContent = str(law.title) || words(ruling.kind);
+    $("law-ruling").textContent = str(ruling.text);
+    $("law-source").textContent = lines
+      ? `This ruling follows the law printed in ${book}, lines ${lines} of the book's text.`
+      : `This ruling follows ${book}.`;
+    $("law-book").textContent = book;
+    $("law-lines").textContent = lines ? `lines ${lines}` : "not given";
+    $("law-file").textContent = file || "not given";
+    const dialog = $("law");
+    if (typeof dialog.showModal === "function") {
+      if (!dialog.open) dialog.showModal();
+    } else {
+      dialog.setAttribute("open", "");
+    }
+  }
+
+  function renderDevices(devices) {
+    const shown = devices.filter(isObject);
+    $("devices").replaceChildren(...shown.map((device) => {
+      const working = device.state === "working";
+      return el("li", { class: `device ${working ? "device-working" : "device-unavailable"}` },
+        el("span", { class: "device-dot", "aria-hidden": "true" }),
+        el("span", { class: "device-name", text: str(device.name) }),
+        el("span", { class: "device-state", text: working ? "working" : str(device.state) }),
+        device.detail ? el("span", { class: "device-detail", text: str(device.detail) }) : null);
+    }));
+    $("devices-empty").hidden = shown.length > 0;
+  }
+
+  // ---- connection ------------------------------------------------------------------
+
+  function setLink(mode, text) {
+    const link = $("link");
+    link.className = `link link-${mode}`;
+    link.textContent = text;
+    document.body.classList.toggle("stale", mode !== "live");
+  }
+
+  function connect() {
+    clearTimeout(state.retryTimer);
+    state.retryTimer = 0;
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    let socket;
+    try {
+      socket = new WebSocket(`${scheme}//${location.host}/ws`);
+    } catch (err) {
+      console.error("cannot open the live connection", err);
+      retryLater();
+      return;
+    }
+    state.socket = socket;
+    if (state.attempt === 0 && !state.view) setLink("connecting", "Connecting…");
+    socket.addEventListener("message", (event) => {
+      let view;
+      try {
+        view = JSON.parse(event.data);
+      } catch (err) {
+        console.error("ignored a message that is not JSON", err);
+        return;
+      }
+      if (!isObject(view)) return;
+      state.attempt = 0;
+      setLink("live", "Live");
+      try {
+        render(view);
+      } catch (err) {
+        console.error("could not show this view", err, view);
+      }
+    });
+    socket.addEventListener("close", () => {
+      if (state.socket !== socket) return;
+      state.socket = null;
+      retryLater();
+    });
+  }
+
+  function retryLater() {
+    const ceiling = Math.min(LAST_RETRY_MS, FIRST_RETRY_MS * 2 ** state.attempt);
+    // Jitter keeps a room full of phones from reconnecting in lockstep after a restart.
+    const delay = Math.round(ceiling * (0.75 + Math.random() * 0.5));
+    state.attempt = Math.min(state.attempt + 1, 16);
+    setLink("reconnecting", "Reconnecting…");
+    state.retryTimer = setTimeout(connect, delay);
+  }
+
+  function retryNow() {
+    if (state.socket || !state.retryTimer) return;
+    state.attempt = 0;
+    connect();
+  }
+
+  // ---- operator --------------------------------------------------------------------
+
+  function say(text, ok) {
+    const message = $("op-message");
+    message.textContent = text;
+    message.className = `op-message ${ok ? "op-ok" : "op-error"}`;
+  }
+
+  function describeDetail(detail) {
+    if (typeof detail === "string") return detail;
+    if (Array.isArray(detail)) {
+      return detail.map((item) => {
+        if (!isObject(item)) return str(item);
+        const where = list(item.loc).filter((part) => part !== "body").join(".");
+        return where ? `${where}: ${str(item.msg)}` : str(item.msg);
+      }).join("; ");
+    }
+    return detail === undefined || detail === null ? "" : JSON.stringify(detail);
+  }
+
+  async function failure(response) {
+    let detail = "";
+    try {
+      detail = describeDetail((await response.json()).detail);
+    } catch (err) {
+      detail = "";
+    }
+    const what = {
+      401: "Wrong or missing PIN",
+      403: "Not allowed",
+      409: "Not allowed now",
+      422: "Bad input",
+    }[response.status] || `The table answered ${response.status}`;
+    return detail ? `${what}: ${detail}` : what;
+  }
+
+  async function api(method, path, body) {
+    const headers = { Accept: "application/json" };
+    const pin = $("pin").value.trim();
+    if (pin) headers["X-Operator-Pin"] = pin;
+    const init = { method, headers };
+    if (body !== undefined) {
+      headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    let response;
+    try {
+      response = await fetch(path, init);
+    } catch (err) {
+      throw new Error(`The table did not answer (${err.message})`);
+    }
+    if (!response.ok) throw new Error(await failure(response));
+    const text = await response.text();
+    return text ? JSON.parse(text) : null;
+  }
+
+  async function act(button, method, path, body, done) {
+    button.disabled = true;
+    say("Sending…", true);
+    try {
+      await api(method, path, body);
+      say(done, true);
+      return true;
+    } catch (err) {
+      say(err.message, false);
+      return false;
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  async function loadGames() {
+    const picker = $("game-picker");
+    try {
+      const games = list(await api("GET", "/api/games")).filter(isObject);
+      const current = state.view && isObject(state.view.game) ? state.view.game : null;
+      const families = new Map();
+      for (const game of games) {
+        const family = str(game.family) || "other";
+        if (!families.has(family)) families.set(family, []);
+        families.get(family).push(game);
+      }
+      // The family being played comes first: a lane does not switch to cards.
+      const order = [...families.keys()].sort((a, b) =>
+        Number(current && b === current.family) - Number(current && a === current.family)
+        || a.localeCompare(b));
+      picker.replaceChildren(...order.map((family) => el("optgroup", { label: words(family) },
+        families.get(family).map((game) => el("option", { value: str(game.id),
+          text: str(game.name) || str(game.id) })))));
+      if (current) picker.value = str(current.id);
+      state.gamesLoaded = true;
+    } catch (err) {
+      say(`Could not load the games: ${err.message}`, false);
+    }
+  }
+
+  function renderOperator(view, game) {
+    const players = game ? list(game.players).map(str) : [];
+    const key = JSON.stringify(players);
+    if (key !== state.playersShown) {
+      state.playersShown = key;
+      const select = $("dead-ball-player");
+      const keep = select.value;
+      select.replaceChildren(...players.map((p) => el("option", { value: p, text: p })));
+      if (players.includes(keep)) select.value = keep;
+      if (!$("players").value.trim() && players.length) $("players").value = players.join("\n");
+    }
+    // Follow the bowler up, but only when the turn changes, so a choice in progress stays.
+    const upPlayer = game && isObject(game.up) ? str(game.up.player) : "";
+    if (upPlayer && upPlayer !== state.upShown) $("dead-ball-player").value = upPlayer;
+    state.upShown = upPlayer;
+    syncFlags(list(view.flags).filter(isObject), game);
+  }
+
+  function syncFlags(flags, game) {
+    const forms = $("flag-forms");
+    const live = new Set(flags.map((flag) => flag.seq));
+    for (const [seq, form] of state.flagForms) {
+      if (!live.has(seq)) {
+        form.remove();
+        state.flagForms.delete(seq);
+      }
+    }
+    const pins = game && list(game.pins).length ? list(game.pins) : Object.keys(PIN_SPOTS).map(Number);
+    for (const flag of flags) {
+      if (!state.flagForms.has(flag.seq)) {
+        const form = flagForm(flag, pins);
+        state.flagForms.set(flag.seq, form);
+        forms.append(form);
+      }
+    }
+    $("flags-empty").hidden = flags.length > 0;
+  }
+
+  function flagForm(flag, pins) {
+    const reading = isObject(flag.reading) ? flag.reading : {};
+    const standing = new Set(list(reading.standing));
+    const shown = pins.filter((pin) => PIN_SPOTS[pin]);
+    const boxes = shown.map((pin) =>
+      el("input", { type: "checkbox", value: String(pin), checked: standing.has(pin) }));
+    const toggles = shown.map((pin, i) => {
+      const label = el("label", { class: "pin-toggle", title: `Pin ${pin} standing` }, boxes[i],
+        el("span", { text: String(pin) }));
+      label.style.gridColumn = String(PIN_SPOTS[pin][0] + 1);
+      label.style.gridRow = String(PIN_SPOTS[pin][1] + 1);
+      return label;
+    });
+    const foul = el("input", { type: "checkbox", checked: reading.foul === true });
+    const reason = el("input", { type: "text", placeholder: "Why (kept in the log)",
+      autocomplete: "off" });
+    const confirm = el("button", { type: "submit", text: "Confirm these pins" });
+    const voidButton = el("button", { type: "button", class: "secondary", text: "Void this read" });
+    const form = el("form", { class: "flag-form" },
+      el("p", { class: "flag-what", text: str(flag.what) }),
+      el("fieldset", { class: "pin-picker" },
+        el("legend", { text: "Pins standing" }),
+        toggles),
+      el("label", { class: "check" }, foul, " Foul"),
+      el("label", { class: "field" }, "Reason", reason),
+      el("div", { class: "buttons" }, confirm, voidButton));
+    const path = `/api/flags/${encodeURIComponent(String(flag.seq))}/resolve`;
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const chosen = boxes.filter((box) => box.checked).map((box) => Number(box.value));
+      act(confirm, "POST", path, {
+        standing: chosen,
+        foul: foul.checked,
+        reason: reason.value.trim() || "confirmed by the operator",
+      }, "Read confirmed.");
+    });
+    voidButton.addEventListener("click", () => {
+      if (!reason.value.trim()) {
+        say("Say why the read is void; the reason is kept in the log.", false);
+        reason.focus();
+        return;
+      }
+      act(voidButton, "POST", path, { void: true, reason: reason.value.trim() }, "Read voided.");
+    });
+    return form;
+  }
+
+  function wireOperator() {
+    const pin = $("pin");
+    try {
+      pin.value = sessionStorage.getItem(PIN_KEY) || "";
+    } catch (err) {
+      console.warn("session storage unavailable; the PIN is kept for this page only", err);
+    }
+    pin.addEventListener("input", () => {
+      try {
+        sessionStorage.setItem(PIN_KEY, pin.value);
+      } catch (err) {
+        console.warn("could not keep the PIN", err);
+      }
+    });
+    // Enter in the PIN field would otherwise submit its form and reload the page.
+    $("pin-form").addEventListener("submit", (event) => event.preventDefault());
+    $("operator").addEventListener("toggle", () => {
+      if ($("operator").open && !state.gamesLoaded) loadGames();
+    });
+    $("new-game").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const game = $("game-picker").value;
+      const players = $("players").value.split("\n").map((p) => p.trim()).filter(Boolean);
+      if (!game) {
+        say("Pick a game first.", false);
+        return;
+      }
+      if (!players.length) {
+        say("Name at least one bowler.", false);
+        return;
+      }
+      await act(event.submitter || $("new-game").querySelector("button"), "POST", "/api/game",
+        { game, players, options: {} }, "Game started.");
+    });
+    $("dead-ball").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const player = $("dead-ball-player").value;
+      if (!player) {
+        say("There is no bowler to call a dead ball for.", false);
+        return;
+      }
+      await act(event.submitter || $("dead-ball").querySelector("button"), "POST",
+        "/api/dead-ball", { player }, `Dead ball called for ${player}.`);
+    });
+  }
+
+  function start() {
+    wireOperator();
+    $("law").addEventListener("click", (event) => {
+      // A tap on the backdrop (outside the dialog box) closes it, as people expect on phones.
+      if (event.target === $("law")) $("law").close();
+    });
+    window.addEventListener("online", retryNow);
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") retryNow();
+    });
+    connect();
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,74 @@
+"""The table's config file: every mistake names the file, the key and the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.config import Config, load_config
+from controller.errors import ConfigError
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "lane.toml"
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "lane.toml"
+    path.write_text(text)
+    return path
+
+
+def test_example_config_loads() -> None:
+    config = load_config(EXAMPLE)
+    assert config.table_id == "lane-1"
+    assert config.lane.backend == "real"
+    assert config.lane.pins[10] == 24
+    assert config.scoreboard.kind == "max7219"
+    assert config.log_path == Path("/var/lib/hoyle/lane-1.db")
+
+
+def test_no_file_means_the_simulated_lane_on_loopback() -> None:
+    config = Config.simulated()
+    assert config.lane.backend == "sim"
+    assert config.host == "127.0.0.1"
+
+
+@pytest.mark.parametrize(("text", "key", "line"), [
+    ('[table]\nid = "lane-1"\ncolour = "red"\n', "table.colour", 3),
+    ('[table]\nid = "Lane 1"\n', "table.id", 2),
+    ('[table]\ngame = "skittles"\n', "table.game", 2),
+    ('[dashboard]\nport = 70000\n', "dashboard.port", 2),
+    ('[lane]\nbackend = "magic"\n', "lane.backend", 2),
+    ('[lane]\n\nsettle_time = -1\n', "lane.settle_time", 3),
+    ('[lane]\nfoul_line = 40\n', "lane.foul_line", 2),
+    ('[lane]\nball_detector = 25\n', "lane.ball_detector", 2),
+    ('[lane]\npins = { 1 = 4 }\n', "lane.pins", 2),
+    ('[scoreboard]\nkind = "hub75"\n', "scoreboard.kind", 2),
+    ('[table]\noperator_pin = 1234\n', "table.operator_pin", 2),
+    ('[lights]\non = true\n', "lights", 1),
+])
+def test_mistakes_name_the_key_and_line(tmp_path: Path, text: str, key: str,
+                                        line: int) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    message = str(error.value)
+    assert f"{path}, line {line}: {key}:" in message
+
+
+def test_a_wire_used_twice_is_named(tmp_path: Path) -> None:
+    path = write(tmp_path, "[lane]\nfoul_line = 4\n")
+    with pytest.raises(ConfigError, match=r"line 2: lane.foul_line: GPIO 4 is already used by "
+                                          r"lane.pins.1"):
+        load_config(path)
+
+
+def test_toml_syntax_error_names_the_line(tmp_path: Path) -> None:
+    path = write(tmp_path, '[table]\nid = "lane-1\n')
+    with pytest.raises(ConfigError, match=r"not valid TOML: .*line 2"):
+        load_config(path)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read the config file"):
+        load_config(tmp_path / "nope.toml")
