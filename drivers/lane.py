@@ -1,0 +1,751 @@
+"""Bowling-lane devices and the lane that turns their edges into readings.
+
+A lane has a pin deck (a switch under each of the ten spots, closed while a pin stands),
+a ball detector in the pit (one edge per ball, after the ball has passed the pins), a
+foul-line light beam and the pinsetter's cycle signal. :class:`Lane` watches all four
+and reports one :data:`LaneReading` per fact, once the pins have stopped moving:
+
+- :class:`BallRead` for each delivered ball (and whether the foul beam was broken),
+- :class:`PinsDisplaced` when the deck changed with no ball and no pinsetter cycle,
+- :class:`RackSet` when a pinsetter cycle ends.
+
+The rules live in :class:`LaneTracker`, a pure state machine fed with timed edges, so
+they are tested without threads; :class:`Lane` drives it from gpiozero callbacks and
+one timer thread of its own, which is also the only thread that calls ``on_reading``.
+
+Example:
+    >>> from gpiozero.pins.mock import MockFactory
+    >>> import threading
+    >>> factory, got, done = MockFactory(), [], threading.Event()
+    >>> def on_reading(reading):
+    ...     got.append(reading)
+    ...     done.set()
+    >>> pins = LanePins.default()
+    >>> with build_lane(pins, pin_factory=factory, settle_time=0.01,
+    ...                 on_reading=on_reading) as lane:
+    ...     factory.pin(pins.ball_detector).drive_low()
+    ...     done.wait(5)
+    True
+    >>> type(got[0]).__name__, sorted(got[0].standing), got[0].foul
+    ('BallRead', [], False)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, ClassVar, Final, Self, TypeAlias, TypedDict
+
+from gpiozero import DigitalInputDevice
+
+from drivers.debounce import Debouncer
+
+__all__ = [
+    "SPOTS",
+    "BallDetector",
+    "BallRead",
+    "DeckStatus",
+    "FoulLine",
+    "Lane",
+    "LanePins",
+    "LaneReading",
+    "LaneStatus",
+    "LaneTracker",
+    "LineStatus",
+    "PinDeck",
+    "PinsDisplaced",
+    "PinsetterCycle",
+    "RackSet",
+    "build_lane",
+]
+
+SPOTS: Final = frozenset(range(1, 11))
+_JOIN_TIMEOUT: Final = 10.0
+
+_log = logging.getLogger(__name__)
+
+Clock: TypeAlias = Callable[[], float]
+Hook: TypeAlias = Callable[[], None]
+
+
+class LineStatus(TypedDict):
+    """One input's health for ``hoyle doctor``: its pin, whether it reads, its state."""
+
+    pin: str
+    working: bool
+    active: bool | None
+    error: str | None
+
+
+class DeckStatus(TypedDict):
+    """The pin deck's health: each spot's pin (keyed "1".."10"), the pins standing."""
+
+    pins: dict[str, str]
+    working: bool
+    standing: list[int]
+    error: str | None
+
+
+class LaneStatus(TypedDict):
+    """Every lane device's health, and whether the lane's thread is running."""
+
+    running: bool
+    pin_deck: DeckStatus
+    foul_line: LineStatus
+    ball_detector: LineStatus
+    pinsetter: LineStatus
+
+
+def _call_guarded(hook: Hook | None, what: str) -> None:
+    """Run a device callback; a failure is logged so the callback thread keeps going."""
+    if hook is None:
+        return
+    try:
+        hook()
+    except Exception:
+        _log.exception("%s handler failed; carrying on", what)
+
+
+def _pin_name(pin_factory: Any, pin: int | str, role: str) -> str:
+    """The board's name for ``pin`` (e.g. 4, "BCM4" and "BOARD7" are all "GPIO4")."""
+    names: set[str] = {
+        str(info.name)
+        for _header, info in pin_factory.board_info.find_pin(pin)
+        if "gpio" in info.interfaces
+    }
+    if len(names) != 1:
+        raise ValueError(f"{role}: {pin!r} is not a GPIO pin on this board")
+    return names.pop()
+
+
+def _check_distinct(pin_factory: Any, wiring: Mapping[str, int | str]) -> None:
+    """Raise ValueError naming both roles if two roles are wired to the same pin."""
+    seen: dict[str, str] = {}
+    for role, pin in wiring.items():
+        name = _pin_name(pin_factory, pin, role)
+        if name in seen:
+            raise ValueError(f"{seen[name]} and {role} are both wired to {name}")
+        seen[name] = role
+
+
+class _InputLine:
+    """One switch-like GPIO input with activated/deactivated hooks that never kill its thread."""
+
+    role: ClassVar[str]
+
+    def __init__(
+        self,
+        pin: int | str,
+        *,
+        pin_factory: Any,
+        pull_up: bool | None = True,
+        active_state: bool | None = None,
+        bounce_time: float | None = None,
+    ) -> None:
+        """Open ``pin`` as an input; by default a contact to ground with the internal pull-up."""
+        self.pin: Final = _pin_name(pin_factory, pin, self.role)
+        self.when_activated: Hook | None = None
+        self.when_deactivated: Hook | None = None
+        self._device: Any = DigitalInputDevice(
+            pin,
+            pull_up=pull_up,
+            active_state=active_state,
+            bounce_time=bounce_time,
+            pin_factory=pin_factory,
+        )
+        self._device.when_activated = self._activated
+        self._device.when_deactivated = self._deactivated
+
+    def _activated(self) -> None:
+        _call_guarded(self.when_activated, f"{self.role} activated")
+
+    def _deactivated(self) -> None:
+        _call_guarded(self.when_deactivated, f"{self.role} deactivated")
+
+    @property
+    def is_active(self) -> bool:
+        """True while the input is active (beam broken, ball passing, cycle running)."""
+        return bool(self._device.is_active)
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` has released the pin."""
+        return bool(self._device.closed)
+
+    def status(self) -> LineStatus:
+        """The pin, whether it can be read, and its state, for ``hoyle doctor``."""
+        try:
+            active = self.is_active
+        except Exception as exc:
+            return {"pin": self.pin, "working": False, "active": None, "error": str(exc)}
+        return {"pin": self.pin, "working": True, "active": active, "error": None}
+
+    def close(self) -> None:
+        """Release the pin; hooks are no longer called."""
+        self.when_activated = None
+        self.when_deactivated = None
+        self._device.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.pin!r})"
+
+
+class FoulLine(_InputLine):
+    """The foul-line light beam: active while a bowler's foot or body crosses the line."""
+
+    role = "foul line"
+
+
+class BallDetector(_InputLine):
+    """The pit's ball detector: one activation per ball, after the ball has passed the pins."""
+
+    role = "ball detector"
+
+
+class PinsetterCycle(_InputLine):
+    """The pinsetter's cycle signal: active while the machine sweeps and respots pins."""
+
+    role = "pinsetter"
+
+
+class PinDeck:
+    """The ten pin spots, each a switch closed while a pin stands on it, debounced.
+
+    ``pins`` maps spot numbers (1 = head pin ... 7-10 = back row) to GPIO pins; a deck
+    may wire only some spots. ``when_changed(spot, active)`` is called on every raw
+    edge, chatter included, from gpiozero's callback thread.
+    """
+
+    def __init__(
+        self,
+        pins: Mapping[int, int | str],
+        *,
+        pin_factory: Any,
+        pull_up: bool = True,
+        debounce: float = 0.01,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        """Open every spot's input; ``debounce`` seconds is how long a switch must hold."""
+        if not pins:
+            raise ValueError("a pin deck needs at least one spot")
+        for spot in pins:
+            if isinstance(spot, bool) or spot not in SPOTS:
+                raise ValueError(f"pin deck spot {spot!r} is not a spot number 1-10")
+        if not debounce >= 0:
+            raise ValueError(f"debounce must be a number of seconds >= 0, not {debounce!r}")
+        spots = sorted(pins)
+        _check_distinct(pin_factory, {f"pin deck spot {s}": pins[s] for s in spots})
+        self.when_changed: Callable[[int, bool], None] | None = None
+        self._clock = clock
+        self._debounce = debounce
+        self._lock = threading.Lock()
+        self._devices: dict[int, Any] = {}
+        try:
+            for spot in spots:
+                self._devices[spot] = DigitalInputDevice(
+                    pins[spot], pull_up=pull_up, pin_factory=pin_factory
+                )
+        except Exception:
+            self.close()
+            raise
+        self._names: Final = {spot: str(dev.pin) for spot, dev in self._devices.items()}
+        now = clock()
+        self._debouncers: Final = {
+            spot: Debouncer(debounce, value=bool(dev.is_active), at=now)
+            for spot, dev in self._devices.items()
+        }
+        for spot, dev in self._devices.items():
+            dev.when_activated = functools.partial(self._edge, spot, True)
+            dev.when_deactivated = functools.partial(self._edge, spot, False)
+
+    def _edge(self, spot: int, active: bool) -> None:
+        try:
+            with self._lock:
+                self._debouncers[spot].feed(active, self._clock())
+        except Exception:
+            _log.exception("pin deck spot %d: edge not recorded", spot)
+        # Called outside the lock: the hook may take the Lane's lock, whose holder may
+        # be waiting for standing().
+        hook = self.when_changed
+        if hook is not None:
+            _call_guarded(functools.partial(hook, spot, active), f"pin deck spot {spot}")
+
+    @property
+    def pins(self) -> Mapping[int, str]:
+        """Each wired spot's GPIO pin name."""
+        return dict(self._names)
+
+    @property
+    def debounce(self) -> float:
+        """Seconds a spot's switch must hold before its pin counts as standing or down."""
+        return self._debounce
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` has released the pins."""
+        return all(dev.closed for dev in self._devices.values())
+
+    def standing(self) -> frozenset[int]:
+        """The spots whose pins stand now, debounced."""
+        now = self._clock()
+        with self._lock:
+            return frozenset(s for s, d in self._debouncers.items() if d.stable(now).value)
+
+    def status(self) -> DeckStatus:
+        """Each spot's pin, whether the deck can be read, and the pins standing."""
+        error: str | None = None
+        try:
+            for dev in self._devices.values():
+                dev.is_active  # noqa: B018 - reading the pin is the health check
+        except Exception as exc:
+            error = str(exc)
+        return {
+            "pins": {str(spot): name for spot, name in self._names.items()},
+            "working": error is None,
+            "standing": sorted(self.standing()),
+            "error": error,
+        }
+
+    def close(self) -> None:
+        """Release every spot's pin."""
+        self.when_changed = None
+        for dev in self._devices.values():
+            dev.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"PinDeck({self._names!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class BallRead:
+    """One delivered ball: the pins standing once they settled, and whether it was a foul.
+
+    ``at`` is the time of the ball-detector edge.
+    """
+
+    standing: frozenset[int]
+    foul: bool
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class PinsDisplaced:
+    """The deck changed with no ball and no pinsetter cycle (the pins are to be respotted).
+
+    ``at`` is the time of the first change.
+    """
+
+    standing: frozenset[int]
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class RackSet:
+    """A pinsetter cycle ended with these pins standing; ``at`` is when the cycle ended."""
+
+    standing: frozenset[int]
+    at: float
+
+
+LaneReading: TypeAlias = BallRead | PinsDisplaced | RackSet
+
+
+class LaneTracker:
+    """The lane's rules as a pure state machine: timed edges in, readings out.
+
+    Each event method takes the time of the edge and returns the readings it makes due
+    at once; :meth:`poll` returns the readings whose settle time has passed.
+    ``read_deck`` answers the debounced pins standing now.
+
+    - A ball is read ``settle_time`` after its edge, or ``deck_quiet`` after the last
+      deck change if that is later; deck changes shortly before the edge (pins hit
+      before the ball reached the pit) belong to the ball.
+    - A ball edge while a ball is still settling is taken as detector bounce: no bowler
+      can deliver two balls within one settle time.
+    - Deck changes during a pinsetter cycle are the machine's; a cycle's start reads
+      whatever is pending, and its end is read ``deck_quiet`` later as a rack.
+    - The foul beam marks the next ball read; the latch clears at each ball and rack.
+
+    Example:
+        >>> deck = frozenset(range(1, 11))
+        >>> tracker = LaneTracker(lambda: deck, settle_time=0.5, standing=deck)
+        >>> tracker.foul(0.9), tracker.ball(1.0)
+        ([], [])
+        >>> deck = frozenset({7, 10})
+        >>> tracker.deck_changed(1.1), tracker.poll(1.5), tracker.deadline()
+        ([], [], 1.6)
+        >>> [(sorted(r.standing), r.foul, r.at) for r in tracker.poll(1.6)]
+        [([7, 10], True, 1.0)]
+    """
+
+    def __init__(
+        self,
+        read_deck: Callable[[], frozenset[int]],
+        *,
+        settle_time: float,
+        deck_quiet: float | None = None,
+        standing: frozenset[int],
+        cycling: bool = False,
+    ) -> None:
+        """Start with ``standing`` known; ``deck_quiet`` is at least ``settle_time``."""
+        if not settle_time >= 0:
+            raise ValueError(f"settle_time must be seconds >= 0, not {settle_time!r}")
+        self._read_deck = read_deck
+        self._settle = settle_time
+        self._quiet = settle_time if deck_quiet is None else max(settle_time, deck_quiet)
+        self._known = frozenset(standing)
+        self._cycling = cycling
+        self._foul = False
+        self._ball: float | None = None
+        self._ball_foul = False
+        self._rack: float | None = None
+        self._first_change: float | None = None
+        self._last_change: float | None = None
+
+    @property
+    def settle_time(self) -> float:
+        """Seconds the deck must be still after a ball edge before the ball is read."""
+        return self._settle
+
+    @property
+    def known(self) -> frozenset[int]:
+        """The pins standing as of the last reading (or the start)."""
+        return self._known
+
+    @property
+    def cycling(self) -> bool:
+        """True while a pinsetter cycle runs."""
+        return self._cycling
+
+    def ball(self, t: float) -> list[LaneReading]:
+        """The ball detector fired at ``t``."""
+        if self._cycling:
+            _log.warning("ball detector edge at %.3f during a pinsetter cycle ignored", t)
+            return []
+        if self._ball is not None:
+            _log.info("ball detector edge at %.3f while a ball settles: bounce, ignored", t)
+            return []
+        out: list[LaneReading] = []
+        if self._rack is not None:
+            _log.warning("ball at %.3f before the rack settled: rack read early", t)
+            out.append(self._take_rack())
+        self._ball = t
+        self._ball_foul, self._foul = self._foul, False
+        return out
+
+    def foul(self, t: float) -> list[LaneReading]:
+        """The foul beam was broken at ``t``."""
+        self._foul = True
+        return []
+
+    def deck_changed(self, t: float) -> list[LaneReading]:
+        """A pin-deck switch changed (raw, chatter included) at ``t``."""
+        if self._first_change is None:
+            self._first_change = t
+        self._last_change = t
+        return []
+
+    def cycle_started(self, t: float) -> list[LaneReading]:
+        """The pinsetter began a cycle at ``t``; whatever is pending is read now."""
+        if self._cycling:
+            return []
+        out = self._take_pending()
+        self._cycling = True
+        return out
+
+    def cycle_ended(self, t: float) -> list[LaneReading]:
+        """The pinsetter finished its cycle at ``t``; the rack is read once settled."""
+        if not self._cycling:
+            return []
+        self._cycling = False
+        self._rack = t
+        self._foul = False
+        # The deck changes made during the cycle were the machine's work.
+        self._first_change = self._last_change = None
+        return []
+
+    def deadline(self) -> float | None:
+        """When the next reading falls due, or None if nothing is pending."""
+        if self._cycling:
+            return None
+        ends = []
+        if self._ball is not None:
+            ends.append(self._ball + self._settle)
+        elif self._rack is not None:
+            ends.append(self._rack + self._quiet)
+        if self._last_change is not None:
+            ends.append(self._last_change + self._quiet)
+        return max(ends, default=None)
+
+    def poll(self, now: float) -> list[LaneReading]:
+        """The readings due by ``now``."""
+        due = self.deadline()
+        if due is None or now < due:
+            return []
+        return self._take_pending()
+
+    def flush(self) -> list[LaneReading]:
+        """Read whatever is pending now, settled or not (used when the lane shuts down)."""
+        return [] if self._cycling else self._take_pending()
+
+    def _take_pending(self) -> list[LaneReading]:
+        out: list[LaneReading] = []
+        if self._ball is not None:
+            standing = self._known = self._read_deck()
+            out.append(BallRead(standing, self._ball_foul, self._ball))
+            self._ball = None
+        elif self._rack is not None:
+            out.append(self._take_rack())
+        elif self._first_change is not None:
+            standing = self._read_deck()
+            if standing != self._known:
+                self._known = standing
+                out.append(PinsDisplaced(standing, self._first_change))
+        self._first_change = self._last_change = None
+        return out
+
+    def _take_rack(self) -> RackSet:
+        assert self._rack is not None
+        standing = self._known = self._read_deck()
+        reading = RackSet(standing, self._rack)
+        self._rack = None
+        return reading
+
+
+class Lane:
+    """A bowling lane: its four devices composed into one stream of readings.
+
+    ``on_reading`` is called once per reading, in order, always from the lane's own
+    thread (never two at once); if it raises, the error is logged and the next reading
+    still comes. The lane owns the devices: :meth:`close` reads anything pending,
+    stops the thread and closes them.
+    """
+
+    def __init__(
+        self,
+        deck: PinDeck,
+        foul_line: FoulLine,
+        ball_detector: BallDetector,
+        pinsetter: PinsetterCycle,
+        *,
+        settle_time: float = 0.5,
+        on_reading: Callable[[LaneReading], None],
+        clock: Clock = time.monotonic,
+    ) -> None:
+        """Start watching; ``clock`` must tick with real time (the deck's clock, too)."""
+        self._deck = deck
+        self._foul_line = foul_line
+        self._ball_detector = ball_detector
+        self._pinsetter = pinsetter
+        self._on_reading = on_reading
+        self._clock = clock
+        # Re-entrant: mock pins call back on the thread that holds hold_readings().
+        self._cond = threading.Condition(threading.RLock())
+        self._outbox: list[LaneReading] = []
+        self._closing = False
+        self._tracker = LaneTracker(
+            deck.standing,
+            settle_time=settle_time,
+            deck_quiet=deck.debounce,
+            standing=deck.standing(),
+            cycling=pinsetter.is_active,
+        )
+        self._thread = threading.Thread(target=self._run, name="hoyle-lane", daemon=True)
+        self._thread.start()
+        deck.when_changed = self._deck_changed
+        foul_line.when_activated = functools.partial(self._feed, self._tracker.foul)
+        ball_detector.when_activated = functools.partial(self._feed, self._tracker.ball)
+        pinsetter.when_activated = functools.partial(self._feed, self._tracker.cycle_started)
+        pinsetter.when_deactivated = functools.partial(self._feed, self._tracker.cycle_ended)
+
+    def _deck_changed(self, spot: int, active: bool) -> None:
+        self._feed(self._tracker.deck_changed)
+
+    def _feed(self, event: Callable[[float], list[LaneReading]]) -> None:
+        with self._cond:
+            if self._closing:
+                return
+            self._outbox.extend(event(self._clock()))
+            self._cond.notify()
+
+    def _run(self) -> None:
+        stop = False
+        while not stop:
+            with self._cond:
+                while True:
+                    if self._closing:
+                        self._outbox.extend(self._tracker.flush())
+                        stop = True
+                        break
+                    now = self._clock()
+                    self._outbox.extend(self._tracker.poll(now))
+                    if self._outbox:
+                        break
+                    due = self._tracker.deadline()
+                    self._cond.wait(None if due is None else max(0.0, due - now))
+                batch, self._outbox = self._outbox, []
+            for reading in batch:
+                try:
+                    self._on_reading(reading)
+                except Exception:
+                    _log.exception("on_reading failed for %r; carrying on", reading)
+
+    @property
+    def settle_time(self) -> float:
+        """Seconds the deck must be still after a ball before the ball is read."""
+        return self._tracker.settle_time
+
+    @contextlib.contextmanager
+    def hold_readings(self) -> Iterator[None]:
+        """Make no reading until the block ends; edges inside are recorded with their times.
+
+        For a simulator driving mock pins from its own thread (gpiozero's mock pins call
+        back on the thread that drives them): everything it does inside is read as one
+        delivery, however long that thread is paused half-way. Callbacks from other
+        threads wait for the block to end, so keep it short.
+        """
+        with self._cond:
+            yield
+
+    def status(self) -> LaneStatus:
+        """Each device's pin and whether it works, plus whether the lane is running."""
+        return {
+            "running": self._thread.is_alive() and not self._closing,
+            "pin_deck": self._deck.status(),
+            "foul_line": self._foul_line.status(),
+            "ball_detector": self._ball_detector.status(),
+            "pinsetter": self._pinsetter.status(),
+        }
+
+    def close(self) -> None:
+        """Read anything pending, stop the lane's thread and close the devices."""
+        self._deck.when_changed = None
+        for line in (self._foul_line, self._ball_detector, self._pinsetter):
+            line.when_activated = None
+            line.when_deactivated = None
+        with self._cond:
+            self._closing = True
+            self._cond.notify()
+        if threading.current_thread() is not self._thread:
+            self._thread.join(_JOIN_TIMEOUT)
+            if self._thread.is_alive():
+                _log.error("lane thread still busy in on_reading after %.0f s", _JOIN_TIMEOUT)
+        for device in (self._deck, self._foul_line, self._ball_detector, self._pinsetter):
+            device.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+@dataclass(frozen=True, slots=True)
+class LanePins:
+    """Which GPIO pin each lane input is wired to; ``spots[n - 1]`` is spot n's switch."""
+
+    spots: tuple[int | str, ...]
+    foul_line: int | str
+    ball_detector: int | str
+    pinsetter: int | str
+
+    def __post_init__(self) -> None:
+        # Config hands over lists; the dataclass stays frozen and hashable.
+        object.__setattr__(self, "spots", tuple(self.spots))
+        if len(self.spots) != len(SPOTS):
+            raise ValueError(f"a lane has 10 pin spots, not {len(self.spots)}: {self.spots!r}")
+
+    @classmethod
+    def default(cls) -> LanePins:
+        """A standard wiring (BCM numbers) that leaves I2C, SPI and the UART free."""
+        return cls(
+            spots=(4, 5, 6, 12, 13, 16, 17, 22, 23, 24),
+            foul_line=25,
+            ball_detector=26,
+            pinsetter=27,
+        )
+
+    def deck(self) -> dict[int, int | str]:
+        """The spots as a PinDeck mapping."""
+        return {spot: pin for spot, pin in enumerate(self.spots, start=1)}
+
+    def wiring(self) -> dict[str, int | str]:
+        """Every input by role, for messages and checks."""
+        roles: dict[str, int | str] = {f"pin deck spot {s}": p for s, p in self.deck().items()}
+        roles.update(
+            {
+                FoulLine.role: self.foul_line,
+                BallDetector.role: self.ball_detector,
+                PinsetterCycle.role: self.pinsetter,
+            }
+        )
+        return roles
+
+
+def build_lane(
+    lane_pins: LanePins,
+    *,
+    pin_factory: Any,
+    settle_time: float = 0.5,
+    on_reading: Callable[[LaneReading], None],
+    debounce: float = 0.01,
+    clock: Clock = time.monotonic,
+) -> Lane:
+    """Open a lane's devices as ``lane_pins`` wires them (contacts to ground, pulled up)."""
+    _check_distinct(pin_factory, lane_pins.wiring())
+    opened: list[PinDeck | _InputLine] = []
+    try:
+        deck = PinDeck(lane_pins.deck(), pin_factory=pin_factory, debounce=debounce, clock=clock)
+        opened.append(deck)
+        foul_line = FoulLine(lane_pins.foul_line, pin_factory=pin_factory)
+        opened.append(foul_line)
+        ball_detector = BallDetector(lane_pins.ball_detector, pin_factory=pin_factory)
+        opened.append(ball_detector)
+        pinsetter = PinsetterCycle(lane_pins.pinsetter, pin_factory=pin_factory)
+        opened.append(pinsetter)
+        return Lane(
+            deck,
+            foul_line,
+            ball_detector,
+            pinsetter,
+            settle_time=settle_time,
+            on_reading=on_reading,
+            clock=clock,
+        )
+    except Exception:
+        for device in opened:
+            device.close()
+        raise
