@@ -7,6 +7,7 @@ import logging
 import threading
 from collections.abc import Coroutine
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import uvicorn
@@ -23,6 +24,7 @@ from drivers.errors import DriverError
 from drivers.lane import BallRead, Lane, LanePins, LaneReading, PinsDisplaced, RackSet, build_lane
 from drivers.scoreboard import Max7219Scoreboard, open_emulated, open_max7219
 from drivers.simlane import SimulatedLane
+from engine.bowling.laws import DISPLACED_PINS
 from engine.core import JSON
 from engine.registry import get_game
 
@@ -63,17 +65,20 @@ class LaneLink:
                                       "standing": sorted(reading.standing),
                                       "foul": reading.foul}, LANE_SOURCE)
         elif isinstance(reading, PinsDisplaced):
-            await self.note("pins displaced with no ball: they are respotted (Bowling-Alley "
-                            "Laws, 1925, lines 4109-4111)", reading.standing)
+            await self.note("pins displaced with no ball: they are respotted, and no score "
+                            "changes", reading.standing, law=DISPLACED_PINS.to_json())
         elif isinstance(reading, RackSet) and game is not None and game["up"] is not None:
             expected = set(game["up"]["standing"])
             if set(reading.standing) != expected:
                 await self.note(f"the pinsetter set {_pins(reading.standing)} but the game "
                                 f"expects {_pins(expected)}", reading.standing)
 
-    async def note(self, what: str, standing: frozenset[int]) -> None:
-        await self.table.record("note", LANE_SOURCE, {"what": what,
-                                                      "standing": sorted(standing)})
+    async def note(self, what: str, standing: frozenset[int] | set[int],
+                   law: JSON | None = None) -> None:
+        body: JSON = {"what": what, "standing": sorted(standing)}
+        if law is not None:
+            body["law"] = law
+        await self.table.record("note", LANE_SOURCE, body)
 
     async def rack(self) -> frozenset[int]:
         """The pins the rules expect standing for the next ball."""
@@ -103,6 +108,7 @@ class LaneRunner:
         self.lane: Lane | None = None
         self.sim: SimulatedLane | None = None
         self.thread: threading.Thread | None = None
+        self.pin_factory: Any = None
 
     def lane_pins(self) -> LanePins:
         lane = self.config.lane
@@ -115,7 +121,7 @@ class LaneRunner:
         configured = self.config.lane.backend
         backend = choose_backend("fake" if configured == "sim" else configured)
         try:
-            factory = make_pin_factory(backend)
+            factory = self.pin_factory = make_pin_factory(backend)
             if configured == "sim":
                 self.sim = SimulatedLane(
                     self.lane_pins(), pin_factory=factory, seed=self.config.sim.seed,
@@ -194,7 +200,16 @@ def scoreboard_for(config: Config) -> Max7219Scoreboard | None:
     return None
 
 
-def build(config: Config) -> tuple[FastAPI, Table]:
+@dataclass(frozen=True, slots=True)
+class Service:
+    """A table built from its config: the dashboard app, the table and its lane."""
+
+    app: FastAPI
+    table: Table
+    lane: LaneRunner
+
+
+def build(config: Config) -> Service:
     """The table, its devices and its dashboard, from the config; the log is recovered."""
     get_game(config.game)
     config.data_dir.mkdir(parents=True, exist_ok=True)
@@ -219,11 +234,11 @@ def build(config: Config) -> tuple[FastAPI, Table]:
         table.log.close()
 
     app = create_app(table, config.operator_pin, lifespan_hooks=(runner.start, stop))
-    return app, table
+    return Service(app, table, runner)
 
 
 def serve(config: Config, *, host: str | None = None, port: int | None = None) -> None:
-    app, _ = build(config)
+    app = build(config).app
     host = host or config.host
     port = port or config.port
     log.info("table %s (%s): dashboard at http://%s:%d/", config.table_id, config.source,

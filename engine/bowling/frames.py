@@ -65,7 +65,7 @@ class Frame:
         if rules.scoring is Scoring.FOUR_BACK and not penalised and len(down) > 1:
             self.broken = True
         self.ball_on_rack += 1
-        self.foul_on_rack = self.foul_on_rack or foul
+        self.foul_on_rack = self.foul_on_rack or penalised
         self.over = self._ends(made)
         if self.last and not self.rack and not self.over:
             self.rack = frozenset(rules.pins)

@@ -297,8 +297,12 @@ class BowlingState(State):
         outcome = self.outcome()
         assert outcome is not None
         best = outcome.scores[outcome.winners[0]]
-        law = laws.NEWPORT_RULES if self.rules.scoring is Scoring.NEWPORT else laws.FRAMES
-        unit = "counts" if self.rules.scoring is Scoring.NEWPORT else "pins"
+        scoring = self.rules.scoring
+        # Ten pins' own passage names ten frames; every other game's rules name its end.
+        law = self.rules.scoring_law
+        if law is laws.THREE_BALL_CREDIT:
+            law = laws.FRAMES
+        unit = {Scoring.NEWPORT: "counts", Scoring.BONUS: "pins"}.get(scoring, "points")
         if len(outcome.winners) == 1:
             text = f"{outcome.winners[0]} wins with {best} {unit}."
         else:

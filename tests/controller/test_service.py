@@ -1,0 +1,127 @@
+"""The service as `hoyle serve` builds it, on gpiozero's mock pins: edges in, rulings out."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from controller.config import load_config
+from controller.service import Service, build
+
+PIN = "4821"
+OPERATOR = {"X-Operator-Pin": PIN}
+WAIT = 30.0
+
+
+def write_config(tmp_path: Path, backend: str) -> Path:
+    path = tmp_path / "lane.toml"
+    path.write_text(f"""
+[table]
+id = "lane-7"
+data_dir = "{tmp_path}"
+operator_pin = "{PIN}"
+[lane]
+backend = "{backend}"
+settle_time = 0.02
+[scoreboard]
+kind = "emulated"
+""")
+    return path
+
+
+@pytest.fixture
+def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Service,
+                                                                             TestClient]]:
+    monkeypatch.delenv("HOYLE_BACKEND", raising=False)
+    built = build(load_config(write_config(tmp_path, "fake")))
+    with TestClient(built.app) as client:
+        yield built, client
+
+
+def wait_for(check: Callable[[], Any]) -> Any:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        result = check()
+        if result:
+            return result
+        time.sleep(0.01)
+    raise TimeoutError("the table did not get there")
+
+
+class Deck:
+    """The lane's inputs as the test's hands: pins fall, the ball passes the detector."""
+
+    def __init__(self, service: Service) -> None:
+        factory = service.lane.pin_factory
+        pins = service.lane.lane_pins()
+        self.spots = {s: factory.pin(p) for s, p in pins.deck().items()}
+        self.detector = factory.pin(pins.ball_detector)
+        self.foul_beam = factory.pin(pins.foul_line)
+        for pin in self.spots.values():
+            pin.drive_low()  # every pin standing: its switch closed
+
+    def ball(self, knock: set[int], foul: bool = False) -> None:
+        if foul:
+            self.foul_beam.drive_low()
+            self.foul_beam.drive_high()
+        for spot in knock:
+            self.spots[spot].drive_high()
+        self.detector.drive_low()
+        self.detector.drive_high()
+
+
+def test_edges_on_the_pins_become_a_scored_frame(service: tuple[Service, TestClient]) -> None:
+    built, client = service
+    deck = Deck(built)
+    assert client.post("/api/game", json={"game": "ten-pins", "players": ["Ann"]},
+                       headers=OPERATOR).status_code == 200
+    deck.ball({1, 2, 3, 4, 5, 6, 8, 9})
+    wait_for(lambda: client.get("/api/view").json()["game"]["up"]["ball"] == 2)
+    deck.ball({7}, foul=True)
+    view = wait_for(lambda: (v := client.get("/api/view").json())["game"]["up"]["frame"] == 2
+                    and v)
+    frame = view["game"]["sheet"][0]["frames"][0]
+    assert frame == {"balls": ["8", "F"], "score": 8, "total": 8}
+    assert view["game"]["rulings"][-2]["law"]["lines"] == "4081-4095"
+    assert {d["name"]: d["state"] for d in view["devices"]} == {"lane": "working"}
+
+
+def test_an_impossible_reading_pauses_for_the_operator(service: tuple[Service,
+                                                                       TestClient]) -> None:
+    built, client = service
+    deck = Deck(built)
+    client.post("/api/game", json={"game": "ten-pins", "players": ["Ann"]}, headers=OPERATOR)
+    deck.ball({1, 2, 3})
+    wait_for(lambda: client.get("/api/view").json()["game"]["up"]["ball"] == 2)
+    # A stuck switch: pin 2 is read standing again although it fell with the first ball.
+    deck.spots[2].drive_low()
+    deck.ball({4})
+    view = wait_for(lambda: (v := client.get("/api/view").json())["flags"] and v)
+    assert view["status"] == "paused"
+    assert "pin 2 reported standing but it was already down" in view["flags"][0]["what"]
+    seq = view["flags"][0]["seq"]
+    done = client.post(f"/api/flags/{seq}/resolve", json={
+        "standing": [5, 6, 7, 8, 9, 10], "reason": "pin 2 switch stuck closed"},
+        headers=OPERATOR)
+    assert done.status_code == 200, done.text
+    view = client.get("/api/view").json()
+    assert view["status"] == "running"
+    assert view["game"]["sheet"][0]["frames"][0]["score"] == 4
+
+
+def test_real_gpio_missing_pauses_with_a_reason(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HOYLE_BACKEND", raising=False)
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-factory")
+    built = build(load_config(write_config(tmp_path, "real")))
+    with TestClient(built.app) as client:
+        view = client.get("/api/view").json()
+        assert view["status"] == "paused"
+        [lane] = view["devices"]
+        assert lane["state"] == "unavailable" and lane["detail"]
+        assert "lane unavailable" in view["why"]
