@@ -181,7 +181,7 @@ class TableState:
 
     # -- pictures and persistence --------------------------------------------------
 
-    def view(self, table_id: str) -> JSON:
+    def view(self, table_id: str, name: str = "") -> JSON:
         self.settle()
         paused = [d for d in self.devices.values() if d["state"] != "working"]
         game = self.engine.snapshot() if self.engine is not None else None
@@ -197,9 +197,9 @@ class TableState:
         else:
             status = "idle" if game is None or game["over"] else "running"
             why = None
-        return {"table": table_id, "seq": self.seq, "status": status, "why": why,
-                "devices": list(self.devices.values()), "flags": list(self.flags.values()),
-                "game": game}
+        return {"table": table_id, "name": name or table_id, "seq": self.seq, "status": status,
+                "why": why, "devices": list(self.devices.values()),
+                "flags": list(self.flags.values()), "game": game}
 
     def save(self) -> JSON:
         self.settle()

@@ -21,7 +21,8 @@ from controller.table import Table
 from controller.web import create_app
 from drivers.backends import choose_backend, make_pin_factory
 from drivers.errors import DriverError
-from drivers.lane import BallRead, Lane, LanePins, LaneReading, PinsDisplaced, RackSet, build_lane
+from drivers.lane import Lane, LanePins, build_lane
+from drivers.lanetracker import BallRead, LaneReading, PinsDisplaced, RackSet
 from drivers.scoreboard import Max7219Scoreboard, open_emulated, open_max7219
 from drivers.simlane import SimulatedLane
 from engine.bowling.laws import DISPLACED_PINS
@@ -213,7 +214,7 @@ def build(config: Config) -> Service:
     """The table, its devices and its dashboard, from the config; the log is recovered."""
     get_game(config.game)
     config.data_dir.mkdir(parents=True, exist_ok=True)
-    table = Table(SqliteEventLog(config.log_path), config.table_id,
+    table = Table(SqliteEventLog(config.log_path), config.table_id, name=config.name,
                   snapshot_every=config.snapshot_every)
     recovery = table.recover()
     log.info("table %s: log %s at entry %d (snapshot at %d, %d entries replayed)",

@@ -43,10 +43,11 @@ class Table:
     >>> table.log.close()
     """
 
-    def __init__(self, event_log: SqliteEventLog, table_id: str, *,
+    def __init__(self, event_log: SqliteEventLog, table_id: str, *, name: str = "",
                  snapshot_every: int = SNAPSHOT_EVERY) -> None:
         self.log = event_log
         self.table_id = table_id
+        self.name = name or table_id
         self.snapshot_every = snapshot_every
         self.state = TableState()
         self.bus = Bus()
@@ -61,7 +62,7 @@ class Table:
         return Recovery(start, state.seq - start, state.seq)
 
     def view(self) -> JSON:
-        return self.state.view(self.table_id)
+        return self.state.view(self.table_id, self.name)
 
     async def record(self, kind: str, source: str, body: Mapping[str, Any]) -> Change:
         """Check, log durably, fold and publish one change; `Rejected` leaves the log as it was."""

@@ -39,7 +39,8 @@ from typing import Any, Final, Self
 from gpiozero.pins.mock import MockFactory
 
 from drivers.errors import LinkTimeout
-from drivers.lane import SPOTS, BallRead, Lane, LanePins, LaneReading, RackSet, build_lane
+from drivers.lane import SPOTS, Lane, LanePins, build_lane
+from drivers.lanetracker import BallRead, LaneReading, RackSet
 
 __all__ = ["LanePins", "SimulatedLane"]
 

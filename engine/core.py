@@ -8,7 +8,7 @@ draws no random values and does no I/O.
 >>> state = get_game("ten-pins").new_state(["Ann"])
 >>> op = state.apply(state.parse_event({"type": "ball", "player": "Ann", "standing": []}))
 >>> [r.kind for r in op.rulings]
-['strike']
+['count', 'strike']
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@
   }
 
   function renderHeader(view, game) {
-    const table = str(view.table) || "Table";
+    const table = str(view.name) || str(view.table) || "Table";
     $("table-name").textContent = table;
     $("game-name").textContent = game ? str(game.name) : "No game";
     document.title = game ? `${table} · ${str(game.name)}` : table;
@@ -116,7 +116,7 @@
     let pins = null;
     if (!game) {
       label = view.status === "paused" ? "Paused" : "No game";
-      name = str(view.table);
+      name = str(view.name) || str(view.table);
       where = "Waiting for the operator to start a game";
     } else if (game.over) {
       const winners = list(game.winners).map(str);

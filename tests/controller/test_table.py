@@ -14,7 +14,6 @@ from controller.errors import Rejected
 from controller.eventlog import SqliteEventLog
 from controller.table import Table, replay_entries
 from engine.core import JSON
-from engine.registry import get_game
 
 
 @pytest.fixture

@@ -12,18 +12,8 @@ import pytest
 
 from drivers.backends import ENV_VAR, choose_backend, make_pin_factory
 from drivers.errors import DeviceUnavailable, DriverError
-from drivers.lane import (
-    BallRead,
-    FoulLine,
-    Lane,
-    LanePins,
-    LaneReading,
-    LaneTracker,
-    PinDeck,
-    PinsDisplaced,
-    RackSet,
-    build_lane,
-)
+from drivers.lane import FoulLine, Lane, LanePins, PinDeck, build_lane
+from drivers.lanetracker import BallRead, LaneReading, LaneTracker, PinsDisplaced, RackSet
 
 FULL = frozenset(range(1, 11))
 SETTLE = 0.01

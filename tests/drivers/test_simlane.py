@@ -10,7 +10,8 @@ import pytest
 
 from drivers.backends import make_pin_factory
 from drivers.errors import LinkTimeout
-from drivers.lane import BallRead, LanePins, LaneReading, RackSet
+from drivers.lane import LanePins
+from drivers.lanetracker import BallRead, LaneReading, RackSet
 from drivers.simlane import SimulatedLane
 
 FULL = frozenset(range(1, 11))
