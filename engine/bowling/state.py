@@ -211,16 +211,20 @@ class BowlingState(State):
     def _ball_ruling(self, who: str, ball: Ball) -> Ruling:
         if ball.foul and self.rules.foul_penalty:
             return Ruling("foul", who, 0,
-                          f"Foul ball: no count; the {len(ball.down)} pins it felled are "
-                          "respotted, and it counts as a ball rolled.", laws.FOUL)
+                          f"Foul ball: no count, and the pins it felled ({len(ball.down)}) are "
+                          "respotted; it counts as a ball rolled.", laws.FOUL)
         if ball.foul:
             law = self.rules.no_penalty_law or laws.FOUL
             return Ruling("foul", who, ball.pins,
                           "Foul at the line, but this game has no penalties: the ball and its "
-                          f"{ball.pins} pins count.", law)
+                          f"{_count(ball.pins, 'pin')} count.", law)
+        if not ball.down:
+            return Ruling("count", who, 0, "No pin down: the ball counts as rolled.",
+                          laws.BALL_COUNTS)
         return Ruling("count", who, ball.pins,
-                      f"{len(ball.down)} pins down by a fair ball: they count, with any felled "
-                      "by another pin.", laws.BALL_COUNTS)
+                      f"{_count(len(ball.down), 'pin')} down by a fair ball: "
+                      f"{'it counts' if len(ball.down) == 1 else 'they count'}, "
+                      "with any felled by another pin.", laws.BALL_COUNTS)
 
     def _mark_law(self) -> LawRef:
         return laws.MARKS if self.rules.pins == tuple(range(1, 11)) and \
@@ -383,6 +387,10 @@ class BowlingState(State):
         return {"players": [s.name for s in self.sheets], "options": self.rules.options(),
                 "balls": [e.to_json() for e in self.history],
                 "dead_ball_allowed": self.dead_ball_allowed}
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _pins(pins: frozenset[int]) -> str:
