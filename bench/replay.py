@@ -17,6 +17,7 @@ import json
 import random
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +30,18 @@ PLAYERS = ["Ann", "Bob", "Cy", "Di"]
 BATCH = 20_000
 
 
-def simulated_entries(count: int, seed: int) -> list[tuple[str, str, dict[str, Any]]]:
+Entry = tuple[str, str, dict[str, Any]]
+
+
+def simulated_entries(count: int, seed: int) -> Iterator[Entry]:
     """Legal log entries: four-player ten-pin games back to back, with fouls and dead balls."""
     rng = random.Random(seed)
     game = get_game("ten-pins")
-    entries: list[tuple[str, str, dict[str, Any]]] = []
     state = None
-    while len(entries) < count:
+    for _ in range(count):
         if state is None or state.outcome() is not None:
             state = game.new_state(PLAYERS)
-            entries.append(("start", "bench", {"game": "ten-pins", "players": PLAYERS}))
+            yield ("start", "bench", {"game": "ten-pins", "players": PLAYERS})
             continue
         up = state.snapshot()["up"]
         if rng.random() < 0.01 and state.history and state.dead_ball_allowed:  # type: ignore[attr-defined]
@@ -49,20 +52,24 @@ def simulated_entries(count: int, seed: int) -> list[tuple[str, str, dict[str, A
             event = {"type": "ball", "player": up["player"], "standing": standing,
                      "foul": rng.random() < 0.02}
         state.apply(state.parse_event(event))
-        entries.append(("event", "sensor:lane", {"event": event}))
-    return entries[:count]
+        yield ("event", "sensor:lane", {"event": event})
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1_000_000)
     args = parser.parse_args()
-    entries = simulated_entries(args.events, seed=1)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "lane.db"
         log = SqliteEventLog(path)
-        for first in range(0, len(entries), BATCH):
-            log.append_many(entries[first:first + BATCH])
+        batch: list[Entry] = []
+        for entry in simulated_entries(args.events, seed=1):
+            batch.append(entry)
+            if len(batch) == BATCH:
+                log.append_many(batch)
+                batch = []
+        if batch:
+            log.append_many(batch)
         state = TableState()
         for entry in log.entries():
             state.apply(entry.seq, entry.kind, entry.source, entry.body)

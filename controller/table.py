@@ -77,10 +77,15 @@ class Table:
                 raise
             entry = await self.log.append_async(kind, source, body)
             rulings = self.state.apply(entry.seq, entry.kind, entry.source, entry.body)
+            snapshot = None
             if entry.seq % self.snapshot_every == 0 or kind == "start":
-                await asyncio.to_thread(self.log.save_snapshot, entry.seq, self.state.save())
+                snapshot = self.state.save()
             change = Change(entry.seq, kind, source, entry.body, tuple(rulings), self.view())
         await self.bus.publish(change)
+        if snapshot is not None:
+            # Only a shortcut for start-up (the log is the truth), so it need not hold up
+            # the outputs; it records the state as of this entry, taken under the lock.
+            await asyncio.to_thread(self.log.save_snapshot, entry.seq, snapshot)
         return change
 
     async def reading(self, event: Mapping[str, Any], source: str) -> Change:
