@@ -10,8 +10,9 @@ from typing import Any
 
 from controller.bus import Bus, Change
 from controller.errors import Rejected
-from controller.eventlog import LogEntry, SqliteEventLog
+from controller.eventlog import SqliteEventLog
 from controller.fold import TableState, is_rejection
+from controller.logentry import LogEntry
 from engine.core import JSON, Ruling
 
 log = logging.getLogger(__name__)

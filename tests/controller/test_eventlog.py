@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from controller.eventlog import (
+from controller.eventlog import SqliteEventLog
+from controller.logentry import (
     CorruptLogError,
     EventLogError,
     LogClosedError,
     LogEntry,
     LogStorageError,
     MissingEntryError,
-    SqliteEventLog,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
