@@ -1,0 +1,70 @@
+"""The host side of the sensor-node wire protocol (version 1, see firmware/PROTOCOL.md).
+
+- :mod:`drivers.wire.frame`: framing, CRC-16 and the receiver that resyncs in noise.
+- :mod:`drivers.wire.messages`: every message declared once, the protocol's numbers.
+- :mod:`drivers.wire.link`: :class:`NodeLink`, one node over USB serial, through
+  unplugs and reboots.
+- :mod:`drivers.wire.nodes`: lane and table devices fed by nodes, with the interfaces
+  of the directly wired ones (:func:`build_node_lane`, :class:`PocketsNode`).
+
+Errors: :class:`WireError` (bytes that break the protocol), :class:`ProtocolMismatch`
+and :class:`WrongNode` (a node refused), :class:`CommandRefused` (a NACK), besides
+``drivers.errors``' ``LinkTimeout`` and ``DeviceUnavailable``.
+"""
+
+from drivers.wire.frame import Frame, FrameReceiver, WireError, crc16, decode, encode
+from drivers.wire.link import LinkState, LinkTiming, NodeClock, NodeLink, ticks_diff
+from drivers.wire.messages import (
+    PROTOCOL_VERSION,
+    CommandRefused,
+    ConfigKey,
+    NodeType,
+    ProtocolMismatch,
+    WrongNode,
+    decode_message,
+    encode_message,
+    message_table_json,
+)
+from drivers.wire.nodes import (
+    BallDetectorNode,
+    EdgeClock,
+    FoulLineNode,
+    NodeInputs,
+    PinDeckNode,
+    PinsetterNode,
+    PocketNode,
+    PocketsNode,
+    build_node_lane,
+)
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "BallDetectorNode",
+    "CommandRefused",
+    "ConfigKey",
+    "EdgeClock",
+    "FoulLineNode",
+    "Frame",
+    "FrameReceiver",
+    "LinkState",
+    "LinkTiming",
+    "NodeClock",
+    "NodeInputs",
+    "NodeLink",
+    "NodeType",
+    "PinDeckNode",
+    "PinsetterNode",
+    "PocketNode",
+    "PocketsNode",
+    "ProtocolMismatch",
+    "WireError",
+    "WrongNode",
+    "build_node_lane",
+    "crc16",
+    "decode",
+    "decode_message",
+    "encode",
+    "encode_message",
+    "message_table_json",
+    "ticks_diff",
+]
