@@ -1,4 +1,4 @@
-"""The `hoyle` command: serve, games, adjudicate, replay.
+"""The `hoyle` command: serve, games, adjudicate, replay, doctor.
 
 Results go to stdout, messages to stderr. Exit 0 on success, 2 on bad input
 (a wrong config, an invalid transcript), 1 on other failures.
@@ -64,6 +64,14 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("--history", action="store_true",
                         help="print every entry with its rulings, one JSON object a line")
     replay.set_defaults(run=_replay)
+
+    doctor = commands.add_parser("doctor", help="check that every device answers (run it "
+                                 "with the service stopped)")
+    doctor.add_argument("--config", type=Path, help="the table's TOML file")
+    doctor.add_argument("--scan", action="store_true",
+                        help="also identify the sensor node on every serial port found")
+    doctor.add_argument("--json", action="store_true", help="print JSON")
+    doctor.set_defaults(run=_doctor)
     return parser
 
 
@@ -126,6 +134,26 @@ def _replay(args: argparse.Namespace) -> int:
     finally:
         event_log.close()
     return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from controller.doctor import check_node, diagnose, serial_ports
+
+    config = load_config(args.config) if args.config else Config.simulated()
+    checks = diagnose(config)
+    if args.scan:
+        ports = serial_ports()
+        checks.extend(check_node(port, "node (found)") for port in ports)
+        if not ports:
+            print("hoyle: no serial ports found (/dev/serial/by-id, /dev/ttyACM*, "
+                  "/dev/ttyUSB*)", file=sys.stderr)
+    if args.json:
+        print(json.dumps([c.to_json() for c in checks], indent=2))
+    else:
+        for check in checks:
+            mark = "ok    " if check.ok else "SILENT"
+            print(f"{mark} {check.device:16} {check.where:40} {check.detail}")
+    return 0 if all(c.ok for c in checks) else 1
 
 
 if __name__ == "__main__":

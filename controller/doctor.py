@@ -1,0 +1,121 @@
+"""`hoyle doctor`: open every device the config names and say which answers and which is silent.
+
+Run it with the service stopped (the service holds the GPIO lines and serial ports).
+Each check names the wire or port, what it found, and for a silent one, why.
+"""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import dataclass
+from typing import Any
+
+from controller.config import Config
+from drivers.backends import choose_backend, make_pin_factory
+from drivers.errors import DriverError
+from drivers.lane import LanePins, build_lane
+from drivers.scoreboard import open_max7219
+from drivers.wire.link import NodeLink
+from engine.core import JSON
+
+NODE_READY_TIMEOUT = 2.0
+SERIAL_PATTERNS = ("/dev/serial/by-id/*", "/dev/ttyACM*", "/dev/ttyUSB*")
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One device's answer: its name, where it is wired, whether it works, and what was seen."""
+
+    device: str
+    where: str
+    ok: bool
+    detail: str
+
+    def to_json(self) -> JSON:
+        return {"device": self.device, "where": self.where, "ok": self.ok,
+                "detail": self.detail}
+
+
+def lane_pins(config: Config) -> LanePins:
+    lane = config.lane
+    return LanePins(spots=tuple(lane.pins[s] for s in range(1, 11)),
+                    foul_line=lane.foul_line, ball_detector=lane.ball_detector,
+                    pinsetter=lane.pinsetter)
+
+
+def check_gpio_lane(config: Config) -> list[Check]:
+    """Open the lane's inputs on the Pi's GPIO and read each one once."""
+    pins = lane_pins(config)
+    backend = choose_backend("fake" if config.lane.backend == "sim" else config.lane.backend)
+    try:
+        factory = make_pin_factory(backend)
+        lane = build_lane(pins, pin_factory=factory, settle_time=config.lane.settle_time,
+                          on_reading=lambda _reading: None)
+    except (DriverError, OSError, ValueError) as error:
+        return [Check("lane GPIO", backend, False, str(error))]
+    try:
+        status: Any = lane.status()
+    finally:
+        lane.close()
+    checks = []
+    mock = " (mock pins: no hardware)" if backend == "fake" else ""
+    deck = status["pin_deck"]
+    standing = sorted(deck["standing"])
+    checks.append(Check("pin deck", "GPIO " + ", ".join(
+        f"{spot}:{pin}" for spot, pin in deck["pins"].items()), bool(deck["working"]),
+        deck["error"] or f"pins standing now: {', '.join(map(str, standing)) or 'none'}{mock}"))
+    for key, label in (("foul_line", "foul line"), ("ball_detector", "ball detector"),
+                       ("pinsetter", "pinsetter")):
+        line = status[key]
+        checks.append(Check(label, str(line["pin"]), bool(line["working"]),
+                            line["error"] or ("active now" if line["active"] else "idle") + mock))
+    return checks
+
+
+def check_node(port: str, label: str) -> Check:
+    """Identify the node on a serial port and report its firmware, protocol and state."""
+    try:
+        link = NodeLink(port)
+    except (DriverError, OSError) as error:
+        return Check(label, port, False, str(error))
+    try:
+        state = link.wait_ready(NODE_READY_TIMEOUT)
+        info = link.state()
+    except (DriverError, OSError) as error:
+        return Check(label, port, False, str(error))
+    finally:
+        link.close()
+    detail = (f"{info['node_type']} node, firmware {info['firmware']}, protocol "
+              f"{info['protocol']}, boot {info['boot_id']}: {state}")
+    if info["detail"]:
+        detail += f" ({info['detail']})"
+    return Check(label, port, state == "running", detail)
+
+
+def check_scoreboard(config: Config) -> Check:
+    board = config.scoreboard
+    if board.kind != "max7219":
+        return Check("scoreboard", board.kind, True, "no hardware to check")
+    where = f"SPI {board.spi_port}.{board.spi_device}, {board.cascaded} matrices"
+    try:
+        device = open_max7219(port=board.spi_port, device=board.spi_device,
+                              cascaded=board.cascaded)
+    except DriverError as error:
+        return Check("scoreboard", where, False, str(error))
+    device.cleanup()
+    return Check("scoreboard", where, True, "MAX7219 chain opened")
+
+
+def serial_ports() -> list[str]:
+    """Serial ports present on this machine (nodes are USB CDC devices)."""
+    found: list[str] = []
+    for pattern in SERIAL_PATTERNS:
+        found.extend(sorted(glob.glob(pattern)))
+    return found
+
+
+def diagnose(config: Config) -> list[Check]:
+    """Every device the config names, checked in turn."""
+    checks = check_gpio_lane(config)
+    checks.append(check_scoreboard(config))
+    return checks

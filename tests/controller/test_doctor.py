@@ -1,0 +1,44 @@
+"""`hoyle doctor` names every device, and for a silent one, the wire and the reason."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).parents[2]
+
+
+def doctor(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller.cli", "doctor", *args],
+                          capture_output=True, text=True, cwd=REPO, timeout=120,
+                          env={**os.environ, **(env or {})})
+
+
+def test_simulated_lane_answers_on_every_input() -> None:
+    done = doctor("--json", env={"HOYLE_BACKEND": ""})
+    assert done.returncode == 0, done.stderr
+    checks = {c["device"]: c for c in json.loads(done.stdout)}
+    assert set(checks) == {"pin deck", "foul line", "ball detector", "pinsetter", "scoreboard"}
+    assert all(c["ok"] for c in checks.values())
+    assert checks["foul line"]["where"] == "GPIO25"
+    assert "mock pins" in checks["pin deck"]["detail"]
+
+
+def test_missing_gpio_is_named_with_its_reason(tmp_path: Path) -> None:
+    config = tmp_path / "lane.toml"
+    config.write_text('[lane]\nbackend = "real"\n')
+    done = doctor("--config", str(config),
+                  env={"HOYLE_BACKEND": "", "GPIOZERO_PIN_FACTORY": "no-such-factory"})
+    assert done.returncode == 1
+    line = next(x for x in done.stdout.splitlines() if "lane GPIO" in x)
+    assert line.startswith("SILENT") and "real" in line and len(line) > 60
+
+
+def test_bad_config_exits_2_naming_the_key(tmp_path: Path) -> None:
+    config = tmp_path / "lane.toml"
+    config.write_text('[lane]\nbackend = "real"\nspeed = 3\n')
+    done = doctor("--config", str(config))
+    assert done.returncode == 2 and "line 3: lane.speed: unknown key" in done.stderr
