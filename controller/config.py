@@ -18,14 +18,14 @@ from controller.errors import ConfigError
 from engine.errors import UnknownGameError
 from engine.registry import get_game
 
-BACKENDS = ("real", "fake", "sim")
+BACKENDS = ("real", "fake", "sim", "node", "sim-firmware")
 SCOREBOARDS = ("none", "max7219", "emulated")
 GPIO_PINS = range(0, 28)
 
 
 @dataclass(frozen=True, slots=True)
 class LaneConfig:
-    """The lane's sensors: BCM pin numbers, and how long pins take to settle."""
+    """The lane's sensors: BCM pin numbers or sensor nodes' serial ports, and settle time."""
 
     backend: str = "sim"
     settle_time: float = 0.5
@@ -34,6 +34,10 @@ class LaneConfig:
     foul_line: int = 25
     ball_detector: int = 26
     pinsetter: int = 27
+    node_port: str | None = None
+    """The pin-deck node's serial port (backend "node")."""
+    foul_line_port: str | None = None
+    """The foul-line node's serial port; without one, the foul line is on GPIO foul_line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +156,14 @@ class _Reader:
             raise self.fail(f"{section}.{key}", f"GPIO {value} does not exist; BCM pins are 0-27")
         return value
 
+    def port(self, lane: Mapping[str, Any], key: str) -> str | None:
+        """A serial port path in [lane], or None if the key is absent."""
+        value: str | None = self.get(lane, "lane", key, str, None)
+        if value is not None and (not value.strip() or value != value.strip()):
+            raise self.fail(f"lane.{key}", f"{value!r} is not a serial port path, "
+                            "e.g. /dev/serial/by-id/usb-...")
+        return value
+
     def config(self, data: Mapping[str, Any]) -> Config:
         base = Config()
         self.only(data, "", {"table", "dashboard", "lane", "sim", "scoreboard"})
@@ -190,7 +202,8 @@ class _Reader:
     def lane(self, data: Mapping[str, Any]) -> LaneConfig:
         base = LaneConfig()
         lane = self.section(data, "lane", {"backend", "settle_time", "pins", "foul_line",
-                                           "ball_detector", "pinsetter"})
+                                           "ball_detector", "pinsetter", "node_port",
+                                           "foul_line_port"})
         backend = self.get(lane, "lane", "backend", str, base.backend)
         if backend not in BACKENDS:
             raise self.fail("lane.backend", f"{backend!r} is not one of {', '.join(BACKENDS)}")
@@ -204,10 +217,18 @@ class _Reader:
                 raise self.fail("lane.pins", "must map each pin spot 1-10 to a GPIO pin, "
                                 "e.g. pins = { 1 = 4, 2 = 17, ... }")
             pins = {int(k): self.pin(given, "lane.pins", k, 0) for k in given}
+        ports = {key: self.port(lane, key) for key in ("node_port", "foul_line_port")}
+        if backend == "node" and ports["node_port"] is None:
+            raise self.fail("lane.backend", 'backend "node" needs lane.node_port, the pin-deck '
+                            "node's serial port, e.g. /dev/serial/by-id/usb-...")
+        if ports["node_port"] is not None and ports["node_port"] == ports["foul_line_port"]:
+            raise self.fail("lane.foul_line_port", f"{ports['foul_line_port']} is already "
+                            "used by lane.node_port")
         config = LaneConfig(backend, settle, pins,
                             self.pin(lane, "lane", "foul_line", base.foul_line),
                             self.pin(lane, "lane", "ball_detector", base.ball_detector),
-                            self.pin(lane, "lane", "pinsetter", base.pinsetter))
+                            self.pin(lane, "lane", "pinsetter", base.pinsetter),
+                            ports["node_port"], ports["foul_line_port"])
         used: dict[int, str] = {}
         wires = [(f"lane.pins.{k}", v) for k, v in sorted(config.pins.items())] + [
             ("lane.foul_line", config.foul_line), ("lane.ball_detector", config.ball_detector),

@@ -13,9 +13,11 @@ from typing import Any
 from controller.config import Config
 from drivers.backends import choose_backend, make_pin_factory
 from drivers.errors import DriverError
-from drivers.lane import LanePins, build_lane
+from drivers.lane import FoulLine, LanePins, build_lane
 from drivers.scoreboard import open_max7219
 from drivers.wire.link import NodeLink
+from drivers.wire.messages import node_type_name
+from drivers.wire.simnode import SimNode
 from engine.core import JSON
 
 NODE_READY_TIMEOUT = 2.0
@@ -72,6 +74,46 @@ def check_gpio_lane(config: Config) -> list[Check]:
     return checks
 
 
+def check_gpio_foul_line(config: Config) -> Check:
+    """The foul line alone on GPIO (a node lane whose foul line is wired to the Pi)."""
+    pin = config.lane.foul_line
+    try:
+        line = FoulLine(pin, pin_factory=make_pin_factory(choose_backend("real")))
+    except (DriverError, OSError, ValueError) as error:
+        return Check("foul line", f"GPIO{pin}", False, str(error))
+    try:
+        status: Any = line.status()
+    finally:
+        line.close()
+    return Check("foul line", str(status["pin"]), bool(status["working"]),
+                 status["error"] or ("active now" if status["active"] else "idle"))
+
+
+def check_nodes(config: Config) -> list[Check]:
+    """The lane's sensor nodes: the configured ports, or simulated nodes for sim-firmware."""
+    lane = config.lane
+    if lane.backend == "sim-firmware":
+        checks = []
+        for node_type, label in (("pindeck", "pin deck node"), ("foulline", "foul line node")):
+            try:
+                node = SimNode(node_type)
+            except (DriverError, OSError) as error:
+                checks.append(Check(label, "simulated", False, str(error)))
+                continue
+            try:
+                checks.append(check_node(node.port, label))
+            finally:
+                node.close()
+        return checks
+    assert lane.node_port is not None
+    checks = [check_node(lane.node_port, "pin deck node")]
+    if lane.foul_line_port is not None:
+        checks.append(check_node(lane.foul_line_port, "foul line node"))
+    else:
+        checks.append(check_gpio_foul_line(config))
+    return checks
+
+
 def check_node(port: str, label: str) -> Check:
     """Identify the node on a serial port and report its firmware, protocol and state."""
     try:
@@ -85,7 +127,8 @@ def check_node(port: str, label: str) -> Check:
         return Check(label, port, False, str(error))
     finally:
         link.close()
-    detail = (f"{info['node_type']} node, firmware {info['firmware']}, protocol "
+    kind = node_type_name(info["node_type"]) if info["node_type"] is not None else "unknown"
+    detail = (f"{kind} node, firmware {info['firmware']}, protocol "
               f"{info['protocol']}, boot {info['boot_id']}: {state}")
     if info["detail"]:
         detail += f" ({info['detail']})"
@@ -116,6 +159,9 @@ def serial_ports() -> list[str]:
 
 def diagnose(config: Config) -> list[Check]:
     """Every device the config names, checked in turn."""
-    checks = check_gpio_lane(config)
+    if config.lane.backend in ("node", "sim-firmware"):
+        checks = check_nodes(config)
+    else:
+        checks = check_gpio_lane(config)
     checks.append(check_scoreboard(config))
     return checks

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -21,10 +21,14 @@ from controller.table import Table
 from controller.web import create_app
 from drivers.backends import choose_backend, make_pin_factory
 from drivers.errors import DriverError
-from drivers.lane import Lane, LanePins, build_lane
+from drivers.lane import FoulLine, Lane, LanePins, build_lane
 from drivers.lanetracker import BallRead, LaneReading, PinsDisplaced, RackSet
 from drivers.scoreboard import Max7219Scoreboard, open_emulated, open_max7219
-from drivers.simlane import SimulatedLane
+from drivers.simlane import LaneFactory, LaneHands, NodeHands, SimulatedLane, mock_lane
+from drivers.wire.link import LinkState, NodeLink, StateHandler
+from drivers.wire.messages import NodeType, node_type_name
+from drivers.wire.nodes import build_node_lane
+from drivers.wire.simnode import SimNode
 from engine.bowling.laws import DISPLACED_PINS
 from engine.core import JSON
 from engine.registry import get_game
@@ -35,6 +39,12 @@ T = TypeVar("T")
 LANE_SOURCE = "sensor:lane"
 READING_TIMEOUT = 30.0
 NEW_GAME_PAUSE = 3.0
+NODE_BACKENDS = ("node", "sim-firmware")
+NODE_DEVICES = {NodeType.PIN_DECK: "pin deck node", NodeType.FOUL_LINE: "foul line node"}
+# A node's link state as the table's device state; the others ("connecting", "closed")
+# are passing states of the service itself, not news about the device.
+LINK_DEVICE_STATES = {"running": "working", "unplugged": "unavailable",
+                      "shutdown": "unavailable", "refused": "unavailable"}
 
 
 class LaneLink:
@@ -100,7 +110,13 @@ class LaneLink:
 
 
 class LaneRunner:
-    """Opens the lane's devices from the config and, on the simulated lane, bowls."""
+    """Opens the lane's devices from the config and, on the simulated lane, bowls.
+
+    On sensor nodes (backend "node", or "sim-firmware": the real firmware under
+    MicroPython, bowled by the simulated bowlers) each node's link state is the state
+    of a device of the table: a node unplugged, shut down or refused pauses the table
+    with the link's reason, and its return resumes it.
+    """
 
     def __init__(self, config: Config, table: Table) -> None:
         self.config = config
@@ -110,6 +126,8 @@ class LaneRunner:
         self.sim: SimulatedLane | None = None
         self.thread: threading.Thread | None = None
         self.pin_factory: Any = None
+        self.links: list[NodeLink] = []
+        self.sim_nodes: list[SimNode] = []
 
     def lane_pins(self) -> LanePins:
         lane = self.config.lane
@@ -120,21 +138,23 @@ class LaneRunner:
     async def start(self) -> None:
         link = LaneLink(self.table, asyncio.get_running_loop())
         configured = self.config.lane.backend
+        await self._retire_node_devices(configured)
+        if configured in NODE_BACKENDS:
+            try:
+                detail = await asyncio.to_thread(self._open_nodes, link)
+            except (DriverError, OSError, ValueError) as error:
+                log.error("the lane's nodes could not be opened: %s", error)
+                self._close_nodes()
+                await self.device("lane", "unavailable", str(error))
+                return
+            await self.device("lane", "working", detail)
+            return
         backend = choose_backend("fake" if configured == "sim" else configured)
         try:
             factory = self.pin_factory = make_pin_factory(backend)
             if configured == "sim":
-                self.sim = SimulatedLane(
-                    self.lane_pins(), pin_factory=factory, seed=self.config.sim.seed,
-                    next_rack=lambda: link.call(link.rack()), on_reading=link.on_reading,
-                    umpire=lambda _call: link.call(link.dead_ball()),
-                    settle_time=self.config.lane.settle_time,
-                    foul_rate=self.config.sim.foul_rate,
-                    dead_ball_rate=self.config.sim.dead_ball_rate)
-                self.lane = self.sim.lane
-                self.thread = threading.Thread(target=self._bowl, args=(link,),
-                                               name="hoyle-sim-bowler", daemon=True)
-                self.thread.start()
+                self._simulate(link, mock_lane(self.lane_pins(), factory,
+                                               settle_time=self.config.lane.settle_time))
             else:
                 self.lane = build_lane(self.lane_pins(), pin_factory=factory,
                                        settle_time=self.config.lane.settle_time,
@@ -145,11 +165,99 @@ class LaneRunner:
             return
         await self.device("lane", "working", f"{backend} pins")
 
+    def _open_nodes(self, link: LaneLink) -> str:
+        """Open the lane on its nodes (spawning simulated ones for "sim-firmware")."""
+        lane = self.config.lane
+        simulated = lane.backend == "sim-firmware"
+        foul_port: str | None
+        if simulated:
+            self.sim_nodes = [SimNode("pindeck"), SimNode("foulline")]
+            deck_port, foul_port = self.sim_nodes[0].port, self.sim_nodes[1].port
+        elif lane.node_port is None:
+            raise ValueError('lane backend "node" needs lane.node_port')
+        else:
+            deck_port, foul_port = lane.node_port, lane.foul_line_port
+        deck_link = self._link(deck_port, NodeType.PIN_DECK, link.loop)
+        foul: FoulLine | NodeLink
+        if foul_port is not None:
+            foul = self._link(foul_port, NodeType.FOUL_LINE, link.loop)
+            where = f"pin deck node on {deck_port}, foul line node on {foul_port}"
+        else:
+            self.pin_factory = make_pin_factory(choose_backend("real"))
+            foul = FoulLine(lane.foul_line, pin_factory=self.pin_factory)
+            where = f"pin deck node on {deck_port}, foul line on {foul.pin}"
+        if not simulated:
+            self.lane = build_node_lane(deck_link, foul_line=foul, settle_time=lane.settle_time,
+                                        on_reading=link.on_reading)
+            return where
+        deck_sim, foul_sim = self.sim_nodes
+
+        def build(on_reading: Callable[[LaneReading], None]) -> tuple[Lane, LaneHands]:
+            built = build_node_lane(deck_link, foul_line=foul, settle_time=lane.settle_time,
+                                    on_reading=on_reading)
+            return built, NodeHands(deck_sim, foul_sim, built)
+
+        self._simulate(link, build)
+        return f"simulated firmware: {where}"
+
+    def _link(self, port: str, node_type: NodeType, loop: asyncio.AbstractEventLoop
+              ) -> NodeLink:
+        node = NodeLink(port, node_type=node_type,
+                        on_state=self._node_state(NODE_DEVICES[node_type], loop))
+        self.links.append(node)
+        return node
+
+    def _node_state(self, name: str, loop: asyncio.AbstractEventLoop) -> StateHandler:
+        """A link's on_state: its state becomes device ``name``'s on the event loop."""
+
+        def on_state(state: LinkState) -> None:
+            device_state = LINK_DEVICE_STATES.get(state["state"])
+            if device_state is None:
+                return
+            if device_state == "working":
+                detail = (f"{state['port']}: {node_type_name(state['node_type'] or 0)} node, "
+                          f"firmware {state['firmware']}")
+            else:
+                detail = f"{state['state']} on {state['port']}: {state['detail']}"
+            # Not waited for: the link's reader thread must not wait on the event loop.
+            asyncio.run_coroutine_threadsafe(self.device(name, device_state, detail), loop)
+
+        return on_state
+
+    async def _retire_node_devices(self, backend: str) -> None:
+        """Nodes a previous run had, and this one has not, no longer pause the table."""
+        used = set(NODE_DEVICES.values()) if backend in NODE_BACKENDS else set()
+        if backend == "node" and self.config.lane.foul_line_port is None:
+            used.discard(NODE_DEVICES[NodeType.FOUL_LINE])
+        for name in set(NODE_DEVICES.values()) - used:
+            known = self.table.state.devices.get(name)
+            if known is not None and known["state"] != "working":
+                await self.device(name, "working", f"not used with lane backend {backend!r}")
+
+    def _close_nodes(self) -> None:
+        for node in self.links:
+            node.on_state = None
+            node.close()
+        for sim_node in self.sim_nodes:
+            sim_node.close()
+        self.links, self.sim_nodes = [], []
+
     async def device(self, name: str, state: str, detail: str) -> None:
         known = self.table.state.devices.get(name)
         if known is None or known["state"] != state or known["detail"] != detail:
             await self.table.record("device", "service", {"device": name, "state": state,
                                                           "detail": detail})
+
+    def _simulate(self, link: LaneLink, lane: LaneFactory) -> None:
+        """Seat the simulated bowlers on the lane ``lane`` builds and start them bowling."""
+        self.sim = SimulatedLane(
+            lane=lane, seed=self.config.sim.seed, next_rack=lambda: link.call(link.rack()),
+            on_reading=link.on_reading, umpire=lambda _call: link.call(link.dead_ball()),
+            foul_rate=self.config.sim.foul_rate, dead_ball_rate=self.config.sim.dead_ball_rate)
+        self.lane = self.sim.lane
+        self.thread = threading.Thread(target=self._bowl, args=(link,),
+                                       name="hoyle-sim-bowler", daemon=True)
+        self.thread.start()
 
     def _bowl(self, link: LaneLink) -> None:
         """The simulated bowlers: bowl while a game runs, start another when it ends."""
@@ -186,6 +294,7 @@ class LaneRunner:
             self.thread.join(READING_TIMEOUT)
         if self.lane is not None:
             self.lane.close()
+        self._close_nodes()
 
 
 def scoreboard_for(config: Config) -> Max7219Scoreboard | None:
@@ -228,8 +337,10 @@ def build(config: Config) -> Service:
         board.show(table.view())
     runner = LaneRunner(config, table)
 
-    def stop() -> None:
-        runner.close()
+    async def stop() -> None:
+        # Off the event loop: the lane's and the bowler's threads finish what they are
+        # doing through it (a reading in flight is still recorded) while they are joined.
+        await asyncio.to_thread(runner.close)
         if board is not None:
             board.close()
         table.log.close()

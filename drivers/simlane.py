@@ -1,10 +1,13 @@
-"""A simulated bowling lane: a seeded bowler and pinsetter driving gpiozero's mock pins.
+"""A simulated bowling lane: a seeded bowler and pinsetter driving the lane's inputs.
 
-The simulation acts only at the hardware edge: it presses and releases the
-:class:`~gpiozero.pins.mock.MockPin` inputs the way a real lane would (pins chattering
-as they fall, the ball detector firing after the ball has passed the pins, the foul
-beam broken now and then), and the real :class:`~drivers.lane.Lane` reads them. So the
-simulated table exercises the same driver code as a lane on a Pi.
+The simulation acts only at the hardware edge: it presses and releases the inputs the
+way a real lane would (pins chattering as they fall, the ball detector firing after the
+ball has passed the pins, the foul beam broken now and then), and the real
+:class:`~drivers.lane.Lane` reads them. The inputs are its "hands" (:class:`LaneHands`):
+gpiozero's :class:`~gpiozero.pins.mock.MockPin` inputs of a lane wired to the Pi
+(:class:`MockHands`), or the inputs of the real node firmware running under MicroPython
+(:class:`NodeHands`, on :class:`~drivers.wire.simnode.SimNode` nodes read by a lane on
+nodes). So the simulated table exercises the same driver code as a lane on a Pi.
 
 The bowler is a small physical model: the ball runs on a line drawn around the pocket
 (first ball) or the front pin of the leave (spare ball), knocks the pins it touches,
@@ -28,21 +31,38 @@ Example:
 from __future__ import annotations
 
 import collections
+import contextlib
 import math
 import random
 import threading
+import time
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Final, Self
+from typing import Any, Final, Literal, Protocol, Self, TypeAlias
 
 from gpiozero.pins.mock import MockFactory
 
 from drivers.errors import LinkTimeout
 from drivers.lane import SPOTS, Lane, LanePins, build_lane
 from drivers.lanetracker import BallRead, LaneReading, RackSet
+from drivers.wire.messages import BALL_DETECTOR_INPUT, FOUL_BEAM_INPUT, PINSETTER_INPUT
+from drivers.wire.simnode import SimNode
 
-__all__ = ["LanePins", "SimulatedLane"]
+__all__ = [
+    "LaneFactory",
+    "LaneHands",
+    "LanePins",
+    "Line",
+    "MockHands",
+    "NodeHands",
+    "SimulatedLane",
+    "mock_lane",
+]
+
+Line: TypeAlias = int | Literal["foul_line", "ball_detector", "pinsetter"]
+"""A lane input: a pin spot 1-10, or the foul beam, the ball detector, the pinsetter."""
 
 # Pin spots as (row, lateral offset); one offset unit is half the 12-inch pin spacing.
 _SPOT_AT: Final = {
@@ -187,6 +207,112 @@ def _check_rate(name: str, value: float) -> None:
         raise ValueError(f"{name} must be between 0 and 1, not {value!r}")
 
 
+class LaneHands(Protocol):
+    """The lane's inputs as the simulated bowler and pinsetter drive them."""
+
+    def set(self, line: Line, active: bool) -> None:
+        """Drive ``line`` active (a pin standing, the beam broken...) or idle."""
+
+    def is_active(self, line: Line) -> bool:
+        """The level the simulation last drove ``line`` to."""
+
+    def pulse(self, line: Line) -> None:
+        """Drive ``line`` active and idle again, each level long enough to be read."""
+
+    def delivery(self) -> AbstractContextManager[None]:
+        """A block whose edges the lane is to read as one delivery."""
+
+
+LaneFactory: TypeAlias = Callable[[Callable[[LaneReading], None]], tuple[Lane, LaneHands]]
+"""Builds the lane the simulation reads, given its ``on_reading``, and the hands on its inputs."""
+
+
+class MockHands:
+    """A lane wired to the Pi's GPIO, on gpiozero's mock pins."""
+
+    def __init__(self, lane_pins: LanePins, pin_factory: MockFactory, lane: Lane) -> None:
+        """Drive the mock pins ``lane_pins`` names; ``lane`` is the lane reading them."""
+        self._pins: Final[dict[Line, Any]] = {
+            spot: pin_factory.pin(pin) for spot, pin in lane_pins.deck().items()
+        }
+        self._pins["foul_line"] = pin_factory.pin(lane_pins.foul_line)
+        self._pins["ball_detector"] = pin_factory.pin(lane_pins.ball_detector)
+        self._pins["pinsetter"] = pin_factory.pin(lane_pins.pinsetter)
+        self._lane = lane
+
+    def set(self, line: Line, active: bool) -> None:
+        """Drive the mock pin to its active or idle level, whichever way it is pulled."""
+        _set(self._pins[line], active)
+
+    def is_active(self, line: Line) -> bool:
+        """Whether the mock pin reads active."""
+        pin = self._pins.get(line)
+        return pin is not None and _is_active(pin)
+
+    def pulse(self, line: Line) -> None:
+        """Active, then idle: mock pins call back at once, so no edge is missed."""
+        _set(self._pins[line], True)
+        _set(self._pins[line], False)
+
+    def delivery(self) -> AbstractContextManager[None]:
+        """The lane holds its readings (mock pins call back on the driving thread)."""
+        return self._lane.hold_readings()
+
+
+class NodeHands:
+    """A lane on sensor nodes whose real firmware runs under MicroPython (SimNodes).
+
+    A node samples its inputs in a loop and debounces them, so a level that changes
+    back before the node has read it is never seen: an edge whose order matters (the
+    pinsetter's cycle, a ball, a foul) waits, boundedly, until ``lane`` has read it.
+    Pins falling are left to the node's debouncing, chatter and all.
+    """
+
+    def __init__(self, deck: SimNode, foul_line: SimNode, lane: Lane, *, timeout: float = 10.0
+                 ) -> None:
+        """Drive ``deck`` (a pin-deck node) and ``foul_line`` (a foul-line node)."""
+        self._deck = deck
+        self._foul_line = foul_line
+        self._lane = lane
+        self._timeout = timeout
+        self._driven: dict[Line, bool] = {}
+
+    def set(self, line: Line, active: bool) -> None:
+        """Drive the node's input; the pinsetter first waits for the deck to be read."""
+        self._driven[line] = active
+        if isinstance(line, int):
+            self._deck.set(line, int(active))
+            return
+        if line == "pinsetter" and not active:
+            wanted = sorted(s for s in SPOTS if self._driven.get(s, False))
+            self._until(lambda: self._lane.status()["pin_deck"]["standing"] == wanted,
+                        "the pins the pinsetter set")
+        if line == "foul_line":
+            self._foul_line.set(FOUL_BEAM_INPUT, int(active))
+        else:
+            number = BALL_DETECTOR_INPUT if line == "ball_detector" else PINSETTER_INPUT
+            self._deck.set(number, int(active))
+        key: Literal["foul_line", "ball_detector", "pinsetter"] = line
+        self._until(lambda: self._lane.status()[key]["active"] is active, f"the {line}")
+
+    def is_active(self, line: Line) -> bool:
+        """The level last driven (all inputs start idle)."""
+        return self._driven.get(line, False)
+
+    def pulse(self, line: Line) -> None:
+        """Active until the lane has read it, then idle until the lane has read that."""
+        self.set(line, True)
+        self.set(line, False)
+
+    def delivery(self) -> AbstractContextManager[None]:
+        """Nothing to hold: the nodes date every edge and the lane reads them in order."""
+        return contextlib.nullcontext()
+
+    def _until(self, done: Callable[[], bool], what: str) -> None:
+        if not _poll_until(done, self._timeout):
+            raise LinkTimeout(f"the lane did not read {what} within {self._timeout} s")
+
+
 class SimulatedLane:
     """A seeded bowler and pinsetter on mock pins, read through a real :class:`Lane`.
 
@@ -198,13 +324,19 @@ class SimulatedLane:
     ``umpire("dead_ball")`` is called after a ball the simulated umpire declares dead.
     A foul ball's pins are left down; ``next_rack`` says whether they are respotted.
     One thread bowls at a time.
+
+    The lane is built on mock pins from ``lane_pins`` and ``pin_factory`` (a
+    MockFactory), with ``settle_time`` and ``debounce``; or, given ``lane`` (a
+    :data:`LaneFactory`, e.g. a lane on simulated nodes and its :class:`NodeHands`),
+    by that, which then settles and debounces as it was built to.
     """
 
     def __init__(
         self,
-        lane_pins: LanePins,
+        lane_pins: LanePins | None = None,
         *,
-        pin_factory: Any,
+        pin_factory: Any = None,
+        lane: LaneFactory | None = None,
         seed: int,
         next_rack: Callable[[], frozenset[int]],
         on_reading: Callable[[LaneReading], None],
@@ -217,9 +349,16 @@ class SimulatedLane:
         pace: float = 0.0,
         reading_timeout: float = 10.0,
     ) -> None:
-        """Build the lane on ``pin_factory`` (a MockFactory) and seat a seeded bowler."""
-        if not isinstance(pin_factory, MockFactory):
-            raise TypeError(f"a simulated lane drives mock pins; got {pin_factory!r}")
+        """Build the lane (on mock pins, or with ``lane``) and seat a seeded bowler."""
+        if lane is None:
+            if lane_pins is None or not isinstance(pin_factory, MockFactory):
+                raise TypeError(
+                    f"a simulated lane drives mock pins (lane_pins and a MockFactory) or the "
+                    f"lane a factory builds; got {lane_pins!r} and {pin_factory!r}"
+                )
+            lane = mock_lane(lane_pins, pin_factory, settle_time=settle_time, debounce=debounce)
+        elif lane_pins is not None or pin_factory is not None:
+            raise TypeError("give a simulated lane lane_pins and pin_factory, or lane, not both")
         _check_rate("foul_rate", foul_rate)
         _check_rate("dead_ball_rate", dead_ball_rate)
         if not pace >= 0:
@@ -239,17 +378,7 @@ class SimulatedLane:
         self._cond = threading.Condition()
         self._balls_read = 0
         self._racks_set = 0
-        self._lane = build_lane(
-            lane_pins,
-            pin_factory=pin_factory,
-            settle_time=settle_time,
-            on_reading=self._reading,
-            debounce=debounce,
-        )
-        self._spots: Final = {spot: pin_factory.pin(pin) for spot, pin in lane_pins.deck().items()}
-        self._foul_beam: Final = pin_factory.pin(lane_pins.foul_line)
-        self._ball_detector: Final = pin_factory.pin(lane_pins.ball_detector)
-        self._pinsetter: Final = pin_factory.pin(lane_pins.pinsetter)
+        self._lane, self._hands = lane(self._reading)
 
     @property
     def lane(self) -> Lane:
@@ -258,7 +387,7 @@ class SimulatedLane:
 
     def standing(self) -> frozenset[int]:
         """The pins the simulation has standing on the deck now."""
-        return frozenset(spot for spot, pin in self._spots.items() if _is_active(pin))
+        return frozenset(spot for spot in SPOTS if self._hands.is_active(spot))
 
     def bowl_one(self) -> None:
         """Deliver one ball, respotting first if the deck is not the rack ``next_rack`` wants.
@@ -271,18 +400,18 @@ class SimulatedLane:
             raise ValueError(f"next_rack gave spots outside 1-10: {sorted(rack - SPOTS)}")
         if rack != self.standing():
             racks = self._racks_set
-            with self._lane.hold_readings():
+            with self._hands.delivery():
                 self._cycle(rack)
             self._wait(lambda: self._racks_set > racks, "the rack after a pinsetter cycle")
         delivery = _plan(self._rng, rack, self._hand, self._foul_rate, self._dead_ball_rate)
         balls = self._balls_read
         bounces = dict(delivery.bounces)
-        with self._lane.hold_readings():
+        with self._hands.delivery():
             if delivery.foul:
-                _pulse(self._foul_beam)
+                self._hands.pulse("foul_line")
             for spot in delivery.struck:
                 self._fall(spot, bounces[spot])
-            _pulse(self._ball_detector)
+            self._hands.pulse("ball_detector")
             for spot in delivery.carried:
                 self._fall(spot, bounces[spot])
             if self._chatter:
@@ -335,23 +464,21 @@ class SimulatedLane:
 
     def _cycle(self, rack: frozenset[int]) -> None:
         """Run the pinsetter: sweep, set ``rack`` on the deck, and finish the cycle."""
-        _set(self._pinsetter, True)
-        for spot, pin in self._spots.items():
-            _set(pin, spot in rack)
-        _set(self._pinsetter, False)
+        self._hands.set("pinsetter", True)
+        for spot in sorted(SPOTS):
+            self._hands.set(spot, spot in rack)
+        self._hands.set("pinsetter", False)
 
     def _fall(self, spot: int, bounces: int) -> None:
-        pin = self._spots[spot]
         for _ in range(bounces - 1 if self._chatter else 0):
-            _set(pin, False)
-            _set(pin, True)
-        _set(pin, False)
+            self._hands.set(spot, False)
+            self._hands.set(spot, True)
+        self._hands.set(spot, False)
 
     def _wobble(self, spot: int, times: int) -> None:
-        pin = self._spots[spot]
         for _ in range(times):
-            _set(pin, False)
-            _set(pin, True)
+            self._hands.set(spot, False)
+            self._hands.set(spot, True)
 
 
 def _is_active(pin: Any) -> bool:
@@ -369,6 +496,33 @@ def _set(pin: Any, active: bool) -> None:
         pin.drive_high()
 
 
-def _pulse(pin: Any) -> None:
-    _set(pin, True)
-    _set(pin, False)
+def mock_lane(
+    lane_pins: LanePins, pin_factory: MockFactory, *, settle_time: float, debounce: float = 0.01
+) -> LaneFactory:
+    """A lane wired to mock pins as ``lane_pins`` says, and the hands on those pins.
+
+    ``SimulatedLane(lane_pins, pin_factory=...)`` builds this itself; a caller that seats
+    the bowler on either kind of lane passes it as ``lane``.
+    """
+
+    def build(on_reading: Callable[[LaneReading], None]) -> tuple[Lane, LaneHands]:
+        lane = build_lane(
+            lane_pins,
+            pin_factory=pin_factory,
+            settle_time=settle_time,
+            on_reading=on_reading,
+            debounce=debounce,
+        )
+        return lane, MockHands(lane_pins, pin_factory, lane)
+
+    return build
+
+
+def _poll_until(done: Callable[[], bool], timeout: float) -> bool:
+    """Whether ``done`` became true within ``timeout`` seconds (checked every 5 ms)."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.005)
+    return True

@@ -6,6 +6,12 @@
   unplugs and reboots.
 - :mod:`drivers.wire.nodes`: lane and table devices fed by nodes, with the interfaces
   of the directly wired ones (:func:`build_node_lane`, :class:`PocketsNode`).
+- :mod:`drivers.wire.simnode`: the real firmware under the MicroPython unix port on a
+  pseudo-terminal (the ``sim-firmware`` backend).
+- :mod:`drivers.wire.cable`: a faulty cable between a node and the host: corrupted bytes,
+  dropped and duplicated frames, stalls, unplug and replug.
+- :mod:`drivers.wire.fake`: an in-memory node and serial port with the same fault knobs,
+  for tests that need no MicroPython.
 
 Errors: :class:`WireError` (bytes that break the protocol), :class:`ProtocolMismatch`
 and :class:`WrongNode` (a node refused), :class:`CommandRefused` (a NACK), besides

@@ -48,7 +48,7 @@ MAX_LEN: Final = 64
 MAX_PAYLOAD: Final = MAX_LEN - MIN_LEN
 SYNC: Final = 0x7E
 CRC_INIT: Final = 0xFFFF
-STALE_AFTER: Final = 1.0
+STALE_AFTER: Final = 0.05
 """Seconds after which buffered bytes that have not formed a frame are given up."""
 
 

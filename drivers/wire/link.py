@@ -252,7 +252,8 @@ class NodeLink:
     logged and the link carries on. ``node_type`` refuses any other kind of node;
     ``config`` maps config keys to values. Every key is set at every (re)connection,
     the protocol's default where none is given, so a node's settings never depend on
-    what an earlier host left there.
+    what an earlier host left there. ``protocol`` is the version this host speaks: only
+    a test of a node's refusal has reason to claim another.
     """
 
     def __init__(
@@ -267,12 +268,14 @@ class NodeLink:
         clock: Clock = time.monotonic,
         timing: LinkTiming | None = None,
         start: bool = True,
+        protocol: int = PROTOCOL_VERSION,
     ) -> None:
         """Start the reader thread (unless ``start`` is False), which opens ``port``."""
         self.port: Final = port
         self.on_report = on_report
         self.on_state = on_state
         self._node_type = node_type
+        self._protocol = protocol
         self._config: dict[ConfigKey, int] = dict(
             _checked_config(key, value) for key, value in (config or {}).items()
         )
@@ -406,7 +409,7 @@ class NodeLink:
         self._request(Reset(), ResetOk, inline=False)
         with self._cond:
             self._shutdown_reason = ""
-        identify = self._request(IdentifyReq(PROTOCOL_VERSION), Identify, inline=False)
+        identify = self._request(IdentifyReq(self._protocol), Identify, inline=False)
         self._took_identify(identify, after_reset=True)
         # Config sent while the node was shut down was refused: it is due now.
         self._apply_config(inline=False)
@@ -513,11 +516,11 @@ class NodeLink:
 
     def _handshake(self) -> None:
         """IDENTIFY, PING, CONFIG and QUERY on a freshly opened port."""
-        identify = self._request(IdentifyReq(PROTOCOL_VERSION), Identify, inline=True)
-        if identify.protocol != PROTOCOL_VERSION:
+        identify = self._request(IdentifyReq(self._protocol), Identify, inline=True)
+        if identify.protocol != self._protocol:
             raise ProtocolMismatch(
                 f"node on {self.port} speaks protocol version {identify.protocol}; "
-                f"this host speaks version {PROTOCOL_VERSION}"
+                f"this host speaks version {self._protocol}"
             )
         if self._node_type is not None and identify.node_type != self._node_type:
             raise WrongNode(

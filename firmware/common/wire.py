@@ -17,7 +17,7 @@ MAX_PAYLOAD = MAX_LEN - MIN_LEN
 # A text field may use whatever the code byte in front of it leaves.
 MAX_TEXT = MAX_PAYLOAD - 1
 # Bytes that have not formed a frame this long after arriving are discarded.
-STALE_MS = 1000
+STALE_MS = 50
 
 # Every message, declared once: name -> (type code, struct layout of the fixed part,
 # field names). A last field named "text" is not in the layout: it is the rest of the

@@ -76,12 +76,12 @@ def test_frame_found_after_garbage():
 
 def test_garbage_with_a_long_len_delays_the_next_frame_until_stale():
     # 0x22 claims a 34-byte frame: the receiver waits for it, then gives up on it
-    # 1 s after it arrived even though bytes keep coming.
+    # STALE_MS after it arrived even though bytes keep coming.
     ping = wire.frame("PING", 9)
     rx = wire.Receiver()
     equal(rx.feed(bytes([0x22, 0x01]) + ping, 0), [], "waiting for 34 bytes")
-    equal(rx.feed(ping, 600), [], "still waiting")
-    frames = rx.feed(b"\x01", 1000)
+    equal(rx.feed(ping, wire.STALE_MS - 1), [], "still waiting")
+    frames = rx.feed(b"\x01", wire.STALE_MS)
     equal([f.seq for f in frames], [9, 9], "both pings once the head is stale")
     equal(rx.framing_errors, 1, "one framing error for the stale fragment")
 
@@ -113,10 +113,10 @@ def test_truncated_frame_is_discarded_when_stale():
     good = wire.frame("PING", 5)
     rx = wire.Receiver()
     equal(rx.feed(cut, 0), [], "nothing yet")
-    equal(rx.expire(999), [], "still waiting at 999 ms")
-    equal(rx.expire(1000), [], "discarded at 1000 ms")
+    equal(rx.expire(wire.STALE_MS - 1), [], "still waiting just before STALE_MS")
+    equal(rx.expire(wire.STALE_MS), [], "discarded at STALE_MS")
     equal(rx.framing_errors, 1, "one framing error for the discarded fragment")
-    equal([f.seq for f in rx.feed(good, 1001)], [5], "the next frame")
+    equal([f.seq for f in rx.feed(good, wire.STALE_MS + 1)], [5], "the next frame")
     equal(rx.buf, bytearray(), "nothing left over")
 
 
@@ -125,7 +125,7 @@ def test_stale_flush_keeps_a_complete_frame_behind_a_cut_one():
     good = wire.frame("PING", 6)
     rx = wire.Receiver()
     equal(rx.feed(cut + good, 0), [], "waiting on the LEN 64 head")
-    equal([f.seq for f in rx.expire(1000)], [6], "found once the head is stale")
+    equal([f.seq for f in rx.expire(wire.STALE_MS)], [6], "found once the head is stale")
 
 
 def test_fresh_bytes_are_not_discarded_with_a_stale_head():
@@ -133,8 +133,9 @@ def test_fresh_bytes_are_not_discarded_with_a_stale_head():
     good = wire.frame("PING", 7)
     rx = wire.Receiver()
     rx.feed(cut, 0)
-    equal(rx.feed(good[:3], 1500), [], "the stale head goes, the new frame's start stays")
-    equal([f.seq for f in rx.feed(good[3:], 1501)], [7], "completed")
+    late = wire.STALE_MS + wire.STALE_MS // 2
+    equal(rx.feed(good[:3], late), [], "the stale head goes, the new frame's start stays")
+    equal([f.seq for f in rx.feed(good[3:], late + 1)], [7], "completed")
 
 
 def test_encode_refuses_what_does_not_fit():

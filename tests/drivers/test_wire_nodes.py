@@ -5,13 +5,22 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeAlias
 
 import pytest
 from gpiozero.pins.mock import MockFactory
 
 from drivers.lane import Lane, LanePins, build_lane
-from drivers.lanetracker import BallRead
+from drivers.lanetracker import BallRead, LaneReading
+from drivers.wire.fake import (
+    WAIT,
+    Cable,
+    FakeNode,
+    Recorder,
+    lane_summary,
+    wait_state,
+    wait_until,
+)
 from drivers.wire.link import NodeLink
 from drivers.wire.messages import ConfigKey, NodeType
 from drivers.wire.nodes import (
@@ -23,8 +32,8 @@ from drivers.wire.nodes import (
     build_node_lane,
     default_report_lag,
 )
-from tests.drivers.test_lane import Readings, summary
-from tests.drivers.test_wire_link import WAIT, Cable, FakeNode, wait_state, wait_until
+
+Readings: TypeAlias = Recorder[LaneReading]
 
 FULL = list(range(1, 11))
 FOUL = 0  # the foul beam in the scripts below; on its own node it is input 1
@@ -116,7 +125,7 @@ def play_direct(steps: list[list[tuple[int, int]]]) -> list[tuple[str, list[int]
                     pin = factory.pin(where[number])
                     pin.drive_low() if value else pin.drive_high()
             readings.wait_for(count)
-    return summary(readings.items)
+    return lane_summary(readings.items)
 
 
 # --- the lane on nodes ----------------------------------------------------------------
@@ -132,7 +141,7 @@ def test_a_lane_on_nodes_reads_what_a_directly_wired_lane_reads(
         readings.wait_for(count)
     lane.close()
     want = [reading for _edges, reading in GAME]
-    assert summary(readings.items) == want
+    assert lane_summary(readings.items) == want
     assert play_direct([edges for edges, _reading in GAME]) == want
 
 
@@ -175,7 +184,7 @@ def test_lane_status_names_the_node_inputs_and_follows_an_unplug(
     nodes.cables["deck0"].plug()
     wait_state(deck_link, "running")
     deliver(nodes.deck, deck_link, [(11, 1), (11, 0)])
-    assert summary(readings.wait_for(1)) == [("BallRead", [], False)]
+    assert lane_summary(readings.wait_for(1)) == [("BallRead", [], False)]
     assert lane.status()["pin_deck"]["working"] is True
 
 
