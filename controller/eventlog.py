@@ -34,8 +34,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Final, Self
+from typing import Any, Final
 
 from controller.logentry import (
     CorruptLogError,
@@ -48,6 +47,7 @@ from controller.logentry import (
     checked_item,
     encode_object,
 )
+from drivers.closing import Closeable
 
 __all__ = ["SqliteEventLog"]
 
@@ -197,7 +197,7 @@ class _Prefetch:
                 self._ready.get_nowait()
 
 
-class SqliteEventLog:
+class SqliteEventLog(Closeable):
     """A table's event log in one SQLite file; durable, gap-free seq, safe from any thread.
 
     Example:
@@ -239,16 +239,6 @@ class SqliteEventLog:
         """The SQLite file holding the log."""
         return self._path
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"SqliteEventLog({os.fspath(self._path)!r})"

@@ -39,11 +39,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Any, ClassVar, Final, Self, TypeAlias, TypedDict
+from typing import Any, ClassVar, Final, TypeAlias, TypedDict
 
 from gpiozero import DigitalInputDevice
 
+from drivers.closing import Closeable
 from drivers.debounce import Debouncer
 from drivers.lanetracker import LaneReading, LaneTracker
 
@@ -130,7 +130,7 @@ def _check_distinct(pin_factory: Any, wiring: Mapping[str, int | str]) -> None:
         seen[name] = role
 
 
-class _InputLine:
+class _InputLine(Closeable):
     """One switch-like GPIO input with activated/deactivated hooks that never kill its thread."""
 
     role: ClassVar[str]
@@ -188,16 +188,6 @@ class _InputLine:
         self.when_deactivated = None
         self._device.close()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.pin!r})"
@@ -221,7 +211,7 @@ class PinsetterCycle(_InputLine):
     role = "pinsetter"
 
 
-class PinDeck:
+class PinDeck(Closeable):
     """The ten pin spots, each a switch closed while a pin stands on it, debounced.
 
     ``pins`` maps spot numbers (1 = head pin ... 7-10 = back row) to GPIO pins; a deck
@@ -325,22 +315,12 @@ class PinDeck:
         for dev in self._devices.values():
             dev.close()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"PinDeck({self._names!r})"
 
 
-class Lane:
+class Lane(Closeable):
     """A bowling lane: its four devices composed into one stream of readings.
 
     ``on_reading`` is called once per reading, in order, always from the lane's own
@@ -461,16 +441,6 @@ class Lane:
         for device in (self._deck, self._foul_line, self._ball_detector, self._pinsetter):
             device.close()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from luma.core.legacy.font import TINY_FONT, proportional
 from luma.core.render import canvas
 from luma.led_matrix.device import max7219
 
+from drivers.closing import Closeable
 from drivers.errors import DeviceUnavailable
 
 __all__ = ["Max7219Scoreboard", "board_text", "open_emulated", "open_max7219"]
@@ -143,7 +144,7 @@ def board_text(view: Mapping[str, object], fits: Callable[[str], bool]) -> str:
     return _cut_to_fit(_ascii_upper(_text(view.get("table"), "HOYLE")), fits)
 
 
-class Max7219Scoreboard:
+class Max7219Scoreboard(Closeable):
     """A scoreboard drawn on a chain of MAX7219 matrices (or any luma device of that shape)."""
 
     def __init__(self, device: Any, *, font: LegacyFont = TINY_FONT) -> None:
@@ -209,11 +210,6 @@ class Max7219Scoreboard:
         except OSError as exc:
             raise DeviceUnavailable(f"scoreboard: SPI write failed: {exc}") from exc
 
-    def __enter__(self) -> Max7219Scoreboard:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def open_max7219(*, port: int = 0, device: int = 0, cascaded: int = 4,

@@ -39,11 +39,11 @@ import time
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Any, Final, Literal, Protocol, Self, TypeAlias
+from typing import Any, Final, Literal, Protocol, TypeAlias
 
 from gpiozero.pins.mock import MockFactory
 
+from drivers.closing import Closeable
 from drivers.errors import LinkTimeout
 from drivers.lane import SPOTS, Lane, LanePins, build_lane
 from drivers.lanetracker import BallRead, LaneReading, RackSet
@@ -313,7 +313,7 @@ class NodeHands:
             raise LinkTimeout(f"the lane did not read {what} within {self._timeout} s")
 
 
-class SimulatedLane:
+class SimulatedLane(Closeable):
     """A seeded bowler and pinsetter on mock pins, read through a real :class:`Lane`.
 
     The simulated lane owns its Lane (built with :func:`build_lane` on the same pins)
@@ -435,16 +435,6 @@ class SimulatedLane:
         """Close the lane (its thread and pins)."""
         self._lane.close()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _reading(self, reading: LaneReading) -> None:
         try:

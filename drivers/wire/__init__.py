@@ -3,9 +3,11 @@
 - :mod:`drivers.wire.frame`: framing, CRC-16 and the receiver that resyncs in noise.
 - :mod:`drivers.wire.messages`: every message declared once, the protocol's numbers.
 - :mod:`drivers.wire.link`: :class:`NodeLink`, one node over USB serial, through
-  unplugs and reboots.
-- :mod:`drivers.wire.nodes`: lane and table devices fed by nodes, with the interfaces
-  of the directly wired ones (:func:`build_node_lane`, :class:`PocketsNode`).
+  unplugs and reboots; :mod:`drivers.wire.commands` sends its commands, and
+  :mod:`drivers.wire.clock` maps the node's clock onto the host's (:class:`NodeClock`).
+- :mod:`drivers.wire.nodes`: lane devices fed by nodes, with the interfaces of the
+  directly wired ones (:func:`build_node_lane`); :mod:`drivers.wire.pockets`: a billiard
+  table's pockets node (:class:`PocketsNode`).
 - :mod:`drivers.wire.simnode`: the real firmware under the MicroPython unix port on a
   pseudo-terminal (the ``sim-firmware`` backend).
 - :mod:`drivers.wire.cable`: a faulty cable between a node and the host: corrupted bytes,
@@ -18,8 +20,9 @@ and :class:`WrongNode` (a node refused), :class:`CommandRefused` (a NACK), besid
 ``drivers.errors``' ``LinkTimeout`` and ``DeviceUnavailable``.
 """
 
+from drivers.wire.clock import NodeClock, ticks_diff
 from drivers.wire.frame import Frame, FrameReceiver, WireError, crc16, decode, encode
-from drivers.wire.link import LinkState, LinkTiming, NodeClock, NodeLink, ticks_diff
+from drivers.wire.link import LinkState, LinkTiming, NodeLink
 from drivers.wire.messages import (
     PROTOCOL_VERSION,
     CommandRefused,
@@ -38,10 +41,9 @@ from drivers.wire.nodes import (
     NodeInputs,
     PinDeckNode,
     PinsetterNode,
-    PocketNode,
-    PocketsNode,
     build_node_lane,
 )
+from drivers.wire.pockets import PocketNode, PocketsNode
 
 __all__ = [
     "PROTOCOL_VERSION",

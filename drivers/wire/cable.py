@@ -48,9 +48,9 @@ import time
 import tty
 from dataclasses import dataclass, fields
 from pathlib import Path
-from types import TracebackType
-from typing import Final, Literal, Self, TypeAlias
+from typing import Final, Literal, TypeAlias
 
+from drivers.closing import Closeable
 from drivers.errors import DeviceUnavailable, LinkTimeout
 from drivers.wire.frame import SYNC
 
@@ -172,7 +172,7 @@ def _open_pty() -> tuple[int, int]:
     return master, slave
 
 
-class FaultyCable:
+class FaultyCable(Closeable):
     """A relay between a node's serial port and a host-side pty, with fault knobs.
 
     ``node_port`` is the node's serial device (a SimNode's port or a real one); the
@@ -293,16 +293,6 @@ class FaultyCable:
                 return
         self._release()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"FaultyCable({self.port!r}, plugged={self.plugged})"

@@ -39,7 +39,7 @@ import serial
 
 from drivers.errors import LinkTimeout
 from drivers.lanetracker import BallRead, LaneReading
-from drivers.wire.frame import FrameReceiver, WireError
+from drivers.wire.frame import SEQ_MOD, FrameReceiver, WireError
 from drivers.wire.link import LinkState, NodeLink
 from drivers.wire.messages import (
     CONFIG_BOUNDS,
@@ -84,7 +84,6 @@ __all__ = [
 
 WAIT: Final = 10.0
 """Seconds the waits here allow by default: generous, only a failure waits this long."""
-_SEQ_MOD: Final = 1 << 16
 _TIME_MOD: Final = 1 << 32
 
 Fault: TypeAlias = Callable[[bytes], list[bytes]]
@@ -249,7 +248,7 @@ class FakeNode:
     def _handle(self, seq: int, type_: int, payload: bytes, message: Message) -> None:
         if isinstance(message, Ack):
             if not self._mismatch and self._queue:
-                covered = (seq - self._queue[0][0]) % _SEQ_MOD
+                covered = (seq - self._queue[0][0]) % SEQ_MOD
                 if covered < len(self._queue):
                     del self._queue[: covered + 1]
                     self._retransmit_from = self.now_ms()
@@ -309,7 +308,7 @@ class FakeNode:
     def _report(self, number: int, value: int, time_ms: int) -> None:
         if self._shutdown is not None:
             return
-        seq, self._next_seq = self._next_seq, (self._next_seq + 1) % _SEQ_MOD
+        seq, self._next_seq = self._next_seq, (self._next_seq + 1) % SEQ_MOD
         raw = encode_message(Report(input=number, value=value, time_ms=time_ms), seq)
         if not self._queue:
             self._retransmit_from = self.now_ms()

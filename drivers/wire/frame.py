@@ -33,6 +33,7 @@ __all__ = [
     "MAX_LEN",
     "MAX_PAYLOAD",
     "MIN_LEN",
+    "SEQ_MOD",
     "STALE_AFTER",
     "SYNC",
     "Frame",
@@ -48,6 +49,8 @@ MAX_LEN: Final = 64
 MAX_PAYLOAD: Final = MAX_LEN - MIN_LEN
 SYNC: Final = 0x7E
 CRC_INIT: Final = 0xFFFF
+SEQ_MOD: Final = 1 << 16
+"""Sequence numbers are a u16: they count modulo this."""
 STALE_AFTER: Final = 0.05
 """Seconds after which buffered bytes that have not formed a frame are given up."""
 

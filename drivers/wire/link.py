@@ -12,7 +12,8 @@ where it left off: a node that kept its boot keeps its unacknowledged reports qu
 so nothing is lost or doubled; a node that rebooted is noted and resynchronised.
 
 Times: a REPORT carries the node's ``ticks_ms`` at the edge. :meth:`NodeLink.host_time`
-maps it onto the host clock with :class:`NodeClock`, fed by the PING/PONG round trips.
+maps it onto the host clock with :class:`~drivers.wire.clock.NodeClock`, fed by the
+PING/PONG round trips. Commands go through :class:`~drivers.wire.commands.Commands`.
 
 Example (needs a node on the port):
     >>> def on_report(node_type, input, value, node_ms):
@@ -30,19 +31,19 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import random
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Any, Final, Literal, Self, TypeAlias, TypedDict, TypeVar
+from typing import Any, Final, Literal, TypeAlias, TypedDict
 
 import serial
 
+from drivers.closing import Closeable
 from drivers.errors import DeviceUnavailable, DriverError, LinkTimeout
-from drivers.wire.frame import Frame, FrameReceiver, WireError
+from drivers.wire.clock import NodeClock
+from drivers.wire.commands import PORT_ERRORS, Blocked, Commands, Pending
+from drivers.wire.frame import SEQ_MOD, Frame, FrameReceiver, WireError
 from drivers.wire.messages import (
     CONFIG_BOUNDS,
     PROTOCOL_VERSION,
@@ -73,20 +74,16 @@ from drivers.wire.messages import (
     decode_message,
     encode_message,
     node_type_name,
-    response_type,
 )
 
 __all__ = [
     "BAUD_RATE",
-    "TICKS_PERIOD",
     "LinkState",
     "LinkTiming",
-    "NodeClock",
     "NodeLink",
     "ReportHandler",
     "StateHandler",
     "StateName",
-    "ticks_diff",
 ]
 
 StateName: TypeAlias = Literal[
@@ -98,67 +95,10 @@ StateHandler: TypeAlias = Callable[["LinkState"], None]
 Clock: TypeAlias = Callable[[], float]
 
 BAUD_RATE: Final = 115200
-TICKS_PERIOD: Final = 1 << 30
-"""MicroPython's ticks_ms period on the Pico; a u32 (2**32) wrap is a multiple of it."""
-_SEQ_MOD: Final = 1 << 16
 _JOIN_TIMEOUT: Final = 5.0
 _READY: Final = ("running", "shutdown")
-# pyserial's SerialException is an OSError; both are named for the reader's sake.
-_PORT_ERRORS: Final = (serial.SerialException, OSError)
 
 _log = logging.getLogger(__name__)
-
-_R = TypeVar("_R", bound=Message)
-
-
-def ticks_diff(later: int, earlier: int) -> int:
-    """``later - earlier`` in ms for node tick values that wrap (MicroPython's ticks_diff).
-
-    Correct while the true difference is within ±2**29 ms (six days).
-    """
-    half = TICKS_PERIOD // 2
-    return (later - earlier + half) % TICKS_PERIOD - half
-
-
-class NodeClock:
-    """Maps a node's tick times (ms, wrapping) onto the host clock from PING/PONG samples.
-
-    host time ≈ node time + offset. A PONG carries the node's clock read somewhere
-    between the host sending PING and receiving PONG, so it is taken as read at their
-    midpoint, good to half the round trip. Of the last ``keep`` samples the one with the
-    shortest round trip is used (one slow answer does not skew it); pings renew them so
-    the drift of the two clocks stays small. A mapped time is never later than ``now``:
-    an edge cannot be reported before it happened. With no sample yet, ``now`` is used.
-
-    Example:
-        >>> clock = NodeClock()
-        >>> clock.sample(sent=100.0, received=100.002, node_ms=5000)
-        >>> round(clock.to_host(4000, now=101.0), 3)
-        99.001
-    """
-
-    def __init__(self, keep: int = 8) -> None:
-        """Keep the last ``keep`` samples."""
-        self._lock = threading.Lock()
-        self._samples: deque[tuple[float, float, int]] = deque(maxlen=keep)
-
-    def sample(self, *, sent: float, received: float, node_ms: int) -> None:
-        """The node read ``node_ms`` between host times ``sent`` and ``received``."""
-        with self._lock:
-            self._samples.append((received - sent, (sent + received) / 2, node_ms))
-
-    def forget(self) -> None:
-        """Drop every sample (the node rebooted: its clock started again)."""
-        with self._lock:
-            self._samples.clear()
-
-    def to_host(self, node_ms: int, *, now: float) -> float:
-        """The host time of node time ``node_ms``, no later than ``now``."""
-        with self._lock:
-            if not self._samples:
-                return now
-            _round_trip, host, ref = min(self._samples)
-        return min(now, host + ticks_diff(node_ms, ref) / 1000)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,21 +143,6 @@ class LinkState(TypedDict):
     detail: str
 
 
-class _Pending:
-    """The one command in flight and its answer."""
-
-    __slots__ = ("error", "expect", "received_at", "response", "sent_at", "seq", "tries")
-
-    def __init__(self, seq: int, expect: type[Message]) -> None:
-        self.seq = seq
-        self.expect = expect
-        self.response: Message | None = None
-        self.error: DriverError | None = None
-        self.sent_at = 0.0
-        self.received_at = 0.0
-        self.tries = 0
-
-
 def _checked_config(key: int, value: int) -> tuple[ConfigKey, int]:
     """``(key, value)`` if the protocol allows them; ValueError naming the key and bounds."""
     try:
@@ -243,7 +168,7 @@ def _is_path(port: str) -> bool:
     return "://" not in port and os.sep in port
 
 
-class NodeLink:
+class NodeLink(Closeable):
     """One sensor node over USB serial, kept connected through unplugs and reboots.
 
     ``on_report(node_type, input, value, node_time_ms)`` and ``on_state(state)`` are
@@ -288,10 +213,6 @@ class NodeLink:
         self._write_lock = threading.Lock()
         self._stopping = threading.Event()
         self._serial: Any = None
-        self._pending: _Pending | None = None
-        # A fresh random start makes it unlikely that a node still caching the last
-        # command of an earlier host process answers ours from that cache.
-        self._next_seq = random.randrange(_SEQ_MOD)
         self._identify: Identify | None = None
         self._expected: int | None = None
         self._accepted = False
@@ -305,9 +226,21 @@ class NodeLink:
         self._duplicates = 0
         self._gaps = 0
         self._bad_frames = 0
-        self._retries = 0
         self._reboots = 0
         self._thread = threading.Thread(target=self._run, name=f"hoyle-node {port}", daemon=True)
+        self._commands = Commands(
+            port,
+            cond=self._cond,
+            clock=clock,
+            tries=self._timing.tries,
+            retry_interval=self._timing.retry_interval,
+            write=self._write,
+            read_once=self._read_once,
+            blocked=self._blocked,
+            on_nack=self._took_nack,
+            reader=self._thread,
+            stopping=self._stopping,
+        )
         if start:
             self._thread.start()
 
@@ -369,16 +302,16 @@ class NodeLink:
         LinkTimeout if the node never answers, DeviceUnavailable if the link is not up.
         Not callable from the link's own callbacks (they run on its reader thread).
         """
-        answer, _pending = self._exchange(command, inline=False)
+        answer, _pending = self._commands.exchange(command, inline=False)
         return answer
 
     def ping(self) -> Pong:
         """Ask the node for its clock and state (also a clock sample)."""
-        return self._took_pong(*self._exchange(Ping(), inline=False))
+        return self._took_pong(*self._commands.exchange(Ping(), inline=False))
 
     def query(self) -> None:
         """Have the node report every input's current value (through ``on_report``)."""
-        self._request(Query(), QueryOk, inline=False)
+        self._commands.request(Query(), QueryOk, inline=False)
 
     def configure(self, key: int, value: int) -> None:
         """Set a config key now if the node is running, and at every later connection.
@@ -394,7 +327,7 @@ class NodeLink:
         if not running:
             return
         try:
-            answer = self._request(Config(known, value), ConfigOk, inline=False)
+            answer = self._commands.request(Config(known, value), ConfigOk, inline=False)
         except CommandRefused:
             with self._cond:
                 if previous is None:
@@ -406,10 +339,10 @@ class NodeLink:
 
     def reset(self) -> None:
         """Take the node out of shutdown (it drops its unacknowledged reports), then resync."""
-        self._request(Reset(), ResetOk, inline=False)
+        self._commands.request(Reset(), ResetOk, inline=False)
         with self._cond:
             self._shutdown_reason = ""
-        identify = self._request(IdentifyReq(self._protocol), Identify, inline=False)
+        identify = self._commands.request(IdentifyReq(self._protocol), Identify, inline=False)
         self._took_identify(identify, after_reset=True)
         # Config sent while the node was shut down was refused: it is due now.
         self._apply_config(inline=False)
@@ -422,14 +355,14 @@ class NodeLink:
         """Stop the reader thread (bounded wait) and close the port."""
         self._stopping.set()
         with self._cond:
-            self._fail_pending(DeviceUnavailable(f"link to {self.port} closed"))
+            self._commands.fail(DeviceUnavailable(f"link to {self.port} closed"))
             self._cond.notify_all()
         with self._write_lock:
             port = self._serial
         cancel = getattr(port, "cancel_read", None)
         if cancel is not None:
             # Wakes the reader from its read at once (pyserial on POSIX).
-            with contextlib.suppress(*_PORT_ERRORS):
+            with contextlib.suppress(*PORT_ERRORS):
                 cancel()
         if self._thread.ident is not None and threading.current_thread() is not self._thread:
             self._thread.join(_JOIN_TIMEOUT)
@@ -438,16 +371,6 @@ class NodeLink:
         self._close_port()
         self._set_state("closed", "link closed")
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"NodeLink({self.port!r}, state={self._state!r})"
@@ -470,7 +393,7 @@ class NodeLink:
                 pass
             except LinkTimeout as exc:
                 self._lost(f"node silent: {exc}")
-            except _PORT_ERRORS as exc:
+            except PORT_ERRORS as exc:
                 self._lost(f"port failed: {exc}")
         self._close_port()
 
@@ -488,7 +411,7 @@ class NodeLink:
                 write_timeout=self._timing.write_timeout,
                 exclusive=True,
             )
-        except (*_PORT_ERRORS, ValueError) as exc:
+        except (*PORT_ERRORS, ValueError) as exc:
             if self._state != "refused":
                 self._set_state("unplugged", f"cannot open {self.port}: {exc}")
             return False
@@ -509,14 +432,14 @@ class NodeLink:
         except (LinkTimeout, CommandRefused, WireError) as exc:
             self._lost(f"node silent or confused: {exc}")
             return False
-        except _PORT_ERRORS as exc:
+        except PORT_ERRORS as exc:
             self._lost(f"port failed: {exc}")
             return False
         return True
 
     def _handshake(self) -> None:
         """IDENTIFY, PING, CONFIG and QUERY on a freshly opened port."""
-        identify = self._request(IdentifyReq(self._protocol), Identify, inline=True)
+        identify = self._commands.request(IdentifyReq(self._protocol), Identify, inline=True)
         if identify.protocol != self._protocol:
             raise ProtocolMismatch(
                 f"node on {self.port} speaks protocol version {identify.protocol}; "
@@ -528,7 +451,7 @@ class NodeLink:
                 f"found a {node_type_name(identify.node_type)} node"
             )
         self._took_identify(identify, after_reset=False)
-        pong = self._took_pong(*self._exchange(Ping(), inline=True))
+        pong = self._took_pong(*self._commands.exchange(Ping(), inline=True))
         if pong.state == NodeState.SHUTDOWN:
             with self._cond:
                 reason = self._shutdown_reason
@@ -537,7 +460,7 @@ class NodeLink:
             )
             return
         self._apply_config(inline=True)
-        self._request(Query(), QueryOk, inline=True)
+        self._commands.request(Query(), QueryOk, inline=True)
         with self._cond:
             self._refusal = None
             note, self._note = self._note, ""
@@ -547,7 +470,7 @@ class NodeLink:
         """Set every config key on the node; a refusal is logged and noted in the state."""
         for key, value in sorted(self.config.items()):
             try:
-                answer = self._request(Config(key, value), ConfigOk, inline=inline)
+                answer = self._commands.request(Config(key, value), ConfigOk, inline=inline)
             except CommandRefused as exc:
                 _log.error("%s", exc)
                 with self._cond:
@@ -567,10 +490,9 @@ class NodeLink:
             if _is_path(self.port) and not os.path.exists(self.port):
                 raise OSError(f"{self.port} disappeared")
             # A command another thread has in flight is health check enough.
-            with self._cond:
-                pending = None if self._pending is not None else self._take_slot(Ping())
-            if pending is not None:
-                self._took_pong(*self._transact(pending, Ping(), inline=True))
+            exchanged = self._commands.exchange_if_idle(Ping())
+            if exchanged is not None:
+                self._took_pong(*exchanged)
 
     def _read_once(self) -> None:
         """Read what the port has (waiting at most the read timeout) and handle its frames."""
@@ -582,10 +504,17 @@ class NodeLink:
             self._handle(frame)
         with self._cond:
             due, self._ack_due = self._ack_due, False
-            last = None if self._expected is None else (self._expected - 1) % _SEQ_MOD
+            last = None if self._expected is None else (self._expected - 1) % SEQ_MOD
         if due and last is not None:
             # One cumulative ACK covers every report read in this batch.
             self._write(encode_message(Ack(), last))
+
+    def _write(self, raw: bytes) -> None:
+        with self._write_lock:
+            port = self._serial
+            if port is None:
+                raise DeviceUnavailable(f"{self.port} is not open")
+            port.write(raw)
 
     def _handle(self, frame: Frame) -> None:
         try:
@@ -609,23 +538,10 @@ class NodeLink:
             with self._cond:
                 self._bad_frames += 1
             _log.warning("%s: the node sent a host message, %s", self.port, message.NAME)
-        else:
-            self._took_response(frame.seq, message)
-
-    def _took_response(self, seq: int, message: Message) -> None:
-        with self._cond:
-            pending = self._pending
-            if (
-                pending is not None
-                and pending.seq == seq
-                and pending.response is None
-                and isinstance(message, (pending.expect, Nack))
-            ):
-                pending.response = message
-                pending.received_at = self._clock()
-                self._cond.notify_all()
-                return
-        _log.debug("%s: %s seq %d answers no command in flight", self.port, message.NAME, seq)
+        elif not self._commands.took_response(frame.seq, message):
+            _log.debug(
+                "%s: %s seq %d answers no command in flight", self.port, message.NAME, frame.seq
+            )
 
     def _took_report(self, seq: int, report: Report) -> None:
         with self._cond:
@@ -635,10 +551,10 @@ class NodeLink:
             node_type = self._identify.node_type
             deliver = seq == expected
             if deliver:
-                self._expected = (expected + 1) % _SEQ_MOD
+                self._expected = (expected + 1) % SEQ_MOD
                 self._accepted = True
                 self._delivered += 1
-            elif 0 < (expected - seq) % _SEQ_MOD <= _SEQ_MOD // 2:
+            elif 0 < (expected - seq) % SEQ_MOD <= SEQ_MOD // 2:
                 self._duplicates += 1
             else:
                 self._gaps += 1
@@ -650,162 +566,6 @@ class NodeLink:
                 handler(node_type, report.input, report.value, report.time_ms)
             except Exception:
                 _log.exception("%s: on_report failed for %r; carrying on", self.port, report)
-
-    # --- commands --------------------------------------------------------------------
-
-    def _request(self, command: Message, answer: type[_R], *, inline: bool) -> _R:
-        """Send ``command`` and return its answer; CommandRefused if the node sends NACK."""
-        response, _pending = self._exchange(command, inline=inline)
-        if isinstance(response, Nack):
-            raise self._refused(command, response)
-        if not isinstance(response, answer):
-            raise WireError(
-                f"{command.NAME} answered with {type(response).__name__}", reason="type"
-            )
-        return response
-
-    def _exchange(self, command: Message, *, inline: bool) -> tuple[Message, _Pending]:
-        """Send ``command`` until answered (at most ``tries`` times): the answer, its slot.
-
-        ``inline`` is the reader thread's own call: it reads the port while it waits.
-        Other threads wait for the reader thread to hand them the answer.
-        """
-        if inline:
-            pending = self._claim_inline(command)
-        elif threading.current_thread() is self._thread:
-            raise RuntimeError(
-                f"{self.port}: commands cannot be sent from the link's own callbacks"
-            )
-        else:
-            pending = self._claim_waiting(command)
-        return self._transact(pending, command, inline=inline)
-
-    def _transact(
-        self, pending: _Pending, command: Message, *, inline: bool
-    ) -> tuple[Message, _Pending]:
-        """Send the claimed command until answered; free the slot whatever happens."""
-        timing = self._timing
-        try:
-            raw = encode_message(command, pending.seq)
-            for attempt in range(timing.tries):
-                if attempt:
-                    with self._cond:
-                        self._retries += 1
-                pending.tries = attempt + 1
-                pending.sent_at = self._clock()
-                self._send(pending, raw, inline=inline)
-                deadline = pending.sent_at + timing.retry_interval
-                answer = self._await(pending, deadline, inline=inline)
-                if answer is not None:
-                    return answer, pending
-            raise LinkTimeout(
-                f"{self.port}: no answer to {command.NAME} after "
-                f"{timing.tries} tries {timing.retry_interval * 1000:.0f} ms apart"
-            )
-        finally:
-            with self._cond:
-                if self._pending is pending:
-                    self._pending = None
-                    self._cond.notify_all()
-
-    def _claim_waiting(self, command: Message) -> _Pending:
-        """Take the one command slot for another thread, once free and the node ready."""
-        budget = self._timing.tries * self._timing.retry_interval
-        with self._cond:
-            self._cond.wait_for(
-                lambda: (
-                    self._stopping.is_set()
-                    or self._state in ("refused", "closed")
-                    or (self._pending is None and self._state in _READY)
-                ),
-                timeout=budget,
-            )
-            if self._state == "refused" and self._refusal is not None:
-                raise self._refusal
-            if self._stopping.is_set() or self._state not in _READY:
-                raise DeviceUnavailable(f"node on {self.port} is {self._state}: {self._detail}")
-            if self._pending is not None:
-                raise LinkTimeout(f"{self.port}: another command kept the link busy")
-            return self._take_slot(command)
-
-    def _claim_inline(self, command: Message) -> _Pending:
-        """Take the slot for the reader thread at once.
-
-        While the node is not ready no other thread can hold it, so the handshake's
-        commands always get it (the reader's ping checks for itself).
-        """
-        with self._cond:
-            if self._stopping.is_set():
-                raise DeviceUnavailable(f"link to {self.port} is closing")
-            return self._take_slot(command)
-
-    def _take_slot(self, command: Message) -> _Pending:
-        """Claim the slot with a new SEQ (call with the condition held)."""
-        seq, self._next_seq = self._next_seq, (self._next_seq + 1) % _SEQ_MOD
-        self._pending = _Pending(seq, response_type(type(command)))
-        return self._pending
-
-    def _send(self, pending: _Pending, raw: bytes, *, inline: bool) -> None:
-        if inline:
-            self._write(raw)
-            return
-        with self._cond:
-            if pending.error is not None:
-                # The port was lost meanwhile: not a frame for the next connection.
-                raise pending.error
-        try:
-            self._write(raw)
-        except DeviceUnavailable:
-            raise
-        except _PORT_ERRORS as exc:
-            # The reader thread sees the same fault on its next read and reconnects.
-            raise DeviceUnavailable(f"{self.port}: write failed: {exc}") from exc
-
-    def _await(self, pending: _Pending, deadline: float, *, inline: bool) -> Message | None:
-        """Wait for the answer until ``deadline``; the answer, or None on timeout."""
-        while True:
-            with self._cond:
-                if pending.error is not None:
-                    raise pending.error
-                if pending.response is not None:
-                    return pending.response
-                left = deadline - self._clock()
-                if left <= 0:
-                    return None
-                if not inline:
-                    self._cond.wait(left)
-                    continue
-            if self._stopping.is_set():
-                raise DeviceUnavailable(f"link to {self.port} is closing")
-            self._read_once()
-
-    def _write(self, raw: bytes) -> None:
-        with self._write_lock:
-            port = self._serial
-            if port is None:
-                raise DeviceUnavailable(f"{self.port} is not open")
-            port.write(raw)
-
-    def _refused(self, command: Message, nack: Nack) -> CommandRefused:
-        """The error for a NACK; a node that says it is shut down is marked so."""
-        what = command.NAME
-        if isinstance(command, Config):
-            key = ConfigKey(command.key)
-            bounds = CONFIG_BOUNDS[key]
-            what = (
-                f"CONFIG {key.name.lower()}={command.value} "
-                f"(host bounds {bounds.low}..{bounds.high})"
-            )
-        if nack.code == NackCode.NODE_IS_SHUT_DOWN:
-            with self._cond:
-                running = self._state == "running"
-            if running:
-                self._set_state("shutdown", f"node is shut down: {nack.text}")
-        return CommandRefused(
-            f"{self.port}: node refused {what}: NACK {code_name(NackCode, nack.code)}: {nack.text}",
-            code=nack.code,
-            text=nack.text,
-        )
 
     # --- state -------------------------------------------------------------------------
 
@@ -830,15 +590,15 @@ class NodeLink:
                 self._accepted = False
                 self._node_clock.forget()
                 return
-            ahead = (identify.next_report - self._expected) % _SEQ_MOD
-            if 0 < ahead <= _SEQ_MOD // 2:
+            ahead = (identify.next_report - self._expected) % SEQ_MOD
+            if 0 < ahead <= SEQ_MOD // 2:
                 if not after_reset:
                     _log.warning("%s: %d reports were dropped by the node", self.port, ahead)
                 self._expected = identify.next_report
             # Otherwise the node still queues reports already delivered (their ACK was
             # lost): expected stays, and they are dropped as duplicates and acknowledged.
 
-    def _took_pong(self, pong: Message, pending: _Pending) -> Pong:
+    def _took_pong(self, pong: Message, pending: Pending) -> Pong:
         if not isinstance(pong, Pong):
             raise WireError(f"PING answered with {type(pong).__name__}", reason="type")
         if pending.tries == 1:
@@ -864,18 +624,31 @@ class NodeLink:
                 answer.value,
             )
 
-    def _fail_pending(self, error: DriverError) -> None:
-        """Fail the command in flight (call with the condition held)."""
-        if self._pending is not None:
-            self._pending.error = error
-            self._pending = None
-            self._cond.notify_all()
+    def _took_nack(self, nack: Nack) -> None:
+        """A node that refuses a command because it is shut down is marked so."""
+        if nack.code == NackCode.NODE_IS_SHUT_DOWN:
+            with self._cond:
+                running = self._state == "running"
+            if running:
+                self._set_state("shutdown", f"node is shut down: {nack.text}")
+
+    def _blocked(self) -> Blocked | None:
+        """Why other threads cannot send commands now, or None (call with the condition held)."""
+        stopping = self._stopping.is_set()
+        if self._state in _READY and not stopping:
+            return None
+        if self._state == "refused" and self._refusal is not None:
+            return Blocked(self._refusal, final=True)
+        return Blocked(
+            DeviceUnavailable(f"node on {self.port} is {self._state}: {self._detail}"),
+            final=stopping or self._state in ("refused", "closed"),
+        )
 
     def _lost(self, reason: str) -> None:
         """The port failed or the node fell silent: close, and say unplugged."""
         self._close_port()
         with self._cond:
-            self._fail_pending(DeviceUnavailable(f"{self.port}: {reason}"))
+            self._commands.fail(DeviceUnavailable(f"{self.port}: {reason}"))
             self._ack_due = False
         self._set_state("unplugged", reason)
 
@@ -891,7 +664,7 @@ class NodeLink:
         if port is not None:
             try:
                 port.close()
-            except _PORT_ERRORS as exc:
+            except PORT_ERRORS as exc:
                 _log.debug("%s: close failed: %s", self.port, exc)
 
     def _set_state(self, state: StateName, detail: str) -> None:
@@ -925,7 +698,7 @@ class NodeLink:
             "gaps_dropped": self._gaps,
             "framing_errors": self._receiver.framing_errors,
             "bad_frames": self._bad_frames,
-            "command_retries": self._retries,
+            "command_retries": self._commands.retries,
             "reboots": self._reboots,
             "detail": self._detail,
         }

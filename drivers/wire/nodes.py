@@ -1,11 +1,12 @@
 """Devices whose inputs a sensor node reads, with the interfaces of the directly wired ones.
 
 A pin-deck node reads the ten spot switches, the ball detector and the pinsetter's
-cycle signal; a foul-line node reads the foul beam; a pockets node reads a billiard
-table's six pockets and the ball-return reader. The devices here present exactly the
+cycle signal; a foul-line node reads the foul beam. The devices here present exactly the
 interfaces of :mod:`drivers.lane` (:class:`PinDeckNode` is a ``PinDeck``,
 :class:`FoulLineNode` a ``FoulLine``...), so :class:`~drivers.lane.Lane` runs on them
-unchanged: :func:`build_node_lane` builds one.
+unchanged: :func:`build_node_lane` builds one. :class:`NodeInputs` and
+:class:`EdgeClock` serve every node-fed device, the billiard table's pockets node
+(:mod:`drivers.wire.pockets`) too.
 
 Times. The node debounces its switches and dates each change at the raw edge that
 began the steady run, on its own clock; the link maps that onto the host clock. While a
@@ -36,8 +37,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
-from types import TracebackType
-from typing import Any, ClassVar, Final, Self, TypeAlias, TypedDict
+from typing import Any, Final, TypeAlias
 
 import serial
 
@@ -63,7 +63,6 @@ from drivers.wire.messages import (
     FOUL_BEAM_INPUT,
     NODE_INPUTS,
     PINSETTER_INPUT,
-    POCKETS,
     ConfigKey,
     NodeType,
     node_type_name,
@@ -76,9 +75,6 @@ __all__ = [
     "NodeInputs",
     "PinDeckNode",
     "PinsetterNode",
-    "PocketNode",
-    "PocketsNode",
-    "PocketsStatus",
     "build_node_lane",
     "default_report_lag",
 ]
@@ -450,115 +446,6 @@ class PinsetterNode(_NodeLine, PinsetterCycle):
         """Follow the pinsetter signal of ``inputs`` (a pin-deck node)."""
         _check_type(inputs, NodeType.PIN_DECK, self.role)
         super().__init__(inputs, PINSETTER_INPUT)
-
-
-class PocketNode(_NodeLine):
-    """One pocket's throat sensor on a pockets node: active while a ball is in the throat."""
-
-    role: ClassVar[str] = "pocket"
-
-    def __init__(self, inputs: NodeInputs, number: int) -> None:
-        """Follow pocket ``number`` (1-6) of ``inputs`` (a pockets node)."""
-        _check_type(inputs, NodeType.POCKETS, self.role)
-        if number not in POCKETS:
-            raise ValueError(f"pocket {number!r} is not a pocket number 1-6")
-        super().__init__(inputs, number)
-        self.number: Final = number
-        self.name: Final = POCKETS[number]
-
-
-class PocketsStatus(TypedDict):
-    """A pockets node's health: whether it runs, each pocket's state, the last ball read."""
-
-    port: str
-    working: bool
-    error: str | None
-    pockets: dict[str, bool]
-    ball: int | None
-
-
-class PocketsNode:
-    """A billiard table's pockets node: a line per pocket and the ball-return reader.
-
-    ``pockets[n].when_activated`` fires when a ball drops into pocket n (1-6, see
-    :data:`~drivers.wire.messages.POCKETS`); ``when_ball_read(number)`` when the return
-    reader identifies a ball. Both are called from the link's reader thread; the
-    pocket's ``changed_at`` is the host time of its edge.
-    """
-
-    def __init__(
-        self,
-        node: NodeLink | str,
-        *,
-        debounce: float | None = None,
-        serial_factory: Callable[..., Any] = serial.Serial,
-        clock: Clock = time.monotonic,
-    ) -> None:
-        """Open the pockets node on ``node`` (a link, or a port to open one on)."""
-        config: dict[int, int] | None = None
-        if debounce is not None:
-            config = {ConfigKey.DEBOUNCE_MS: _debounce_ms(debounce)}
-        self._inputs = NodeInputs(
-            node,
-            node_type=NodeType.POCKETS,
-            clock=EdgeClock(lag=0.0, base=clock),
-            config=config,
-            serial_factory=serial_factory,
-            link_clock=clock,
-        )
-        self.when_ball_read: Callable[[int], None] | None = None
-        self.pockets: Final[Mapping[int, PocketNode]] = {
-            number: PocketNode(self._inputs, number) for number in POCKETS
-        }
-        self._inputs.watch(BALL_IDENTITY_INPUT, self._ball_changed)
-
-    @property
-    def link(self) -> NodeLink:
-        """The node's link."""
-        return self._inputs.link
-
-    @property
-    def ball(self) -> int | None:
-        """The number of the ball the return reader holds now, or None."""
-        return self._inputs.value(BALL_IDENTITY_INPUT) or None
-
-    def wait_ready(self, timeout: float) -> bool:
-        """Wait until the node has reported every input once; False on timeout."""
-        return self._inputs.wait_known(timeout)
-
-    def _ball_changed(self, value: int, at: float, first: bool) -> None:
-        hook = self.when_ball_read
-        if hook is not None and value and not first:
-            _call_guarded(functools.partial(hook, value), f"ball {value} read")
-
-    def status(self) -> PocketsStatus:
-        """Whether the node runs, each pocket's state by name, and the ball held."""
-        working, error = self._inputs.health()
-        return {
-            "port": self._inputs.port,
-            "working": working,
-            "error": error,
-            "pockets": {p.name: p.is_active for p in self.pockets.values()},
-            "ball": self.ball,
-        }
-
-    def close(self) -> None:
-        """Let go of the node (closing its link if this object opened it)."""
-        self.when_ball_read = None
-        for pocket in self.pockets.values():
-            pocket.close()
-        self._inputs.unwatch(BALL_IDENTITY_INPUT)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def _check_type(inputs: NodeInputs, node_type: NodeType, role: str) -> None:

@@ -35,10 +35,10 @@ import time
 import tty
 import weakref
 from pathlib import Path
-from types import TracebackType
-from typing import Final, Self
+from typing import Final
 
 import drivers
+from drivers.closing import Closeable
 from drivers.errors import DeviceUnavailable, LinkTimeout
 from drivers.wire.fake import WAIT, Reports
 from drivers.wire.messages import BALL_IDENTITY_INPUT
@@ -106,7 +106,7 @@ def _stop(proc: subprocess.Popen[bytes], fds: list[int], directory: Path) -> Non
         shutil.rmtree(directory, ignore_errors=True)
 
 
-class SimNode:
+class SimNode(Closeable):
     """One simulated sensor node: ``run_node.py <node_type>`` on a pty, driven by a FIFO.
 
     ``node_type`` is "pindeck", "pockets" or "foulline". ``firmware_dir`` defaults to
@@ -221,16 +221,6 @@ class SimNode:
             ) from None
         return at
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         state = "running" if self.alive() else "stopped"

@@ -14,50 +14,35 @@ from drivers.backends import ENV_VAR, choose_backend, make_pin_factory
 from drivers.errors import DeviceUnavailable, DriverError
 from drivers.lane import FoulLine, Lane, LanePins, PinDeck, build_lane
 from drivers.lanetracker import BallRead, LaneReading, LaneTracker, PinsDisplaced, RackSet
+from drivers.wire.fake import Recorder, lane_summary
 
 FULL = frozenset(range(1, 11))
 SETTLE = 0.01
-WAIT = 10.0  # generous: only a failing test ever waits this long
 
 
-class Readings:
-    """An on_reading callback that records readings and the threads it was called on."""
+class Readings(Recorder[LaneReading]):
+    """The fake's recorder of readings, also noting the threads it was called on."""
 
     def __init__(self, fail_first: int = 0) -> None:
-        self.items: list[LaneReading] = []
+        super().__init__()
         self.threads: set[int] = set()
         self.overlaps = 0
         self._entered = threading.Lock()
         self._fail_first = fail_first
-        self._cond = threading.Condition()
 
     def __call__(self, reading: LaneReading) -> None:
         if not self._entered.acquire(blocking=False):
             self.overlaps += 1
             self._entered.acquire()
         try:
-            with self._cond:
-                self.items.append(reading)
-                self.threads.add(threading.get_ident())
-                self._cond.notify_all()
+            self.threads.add(threading.get_ident())
+            super().__call__(reading)
+            with self.cond:
                 failing = len(self.items) <= self._fail_first
         finally:
             self._entered.release()
         if failing:
             raise RuntimeError("the dashboard fell over")
-
-    def wait_for(self, count: int) -> list[LaneReading]:
-        with self._cond:
-            assert self._cond.wait_for(lambda: len(self.items) >= count, WAIT), self.items
-            return list(self.items)
-
-
-def summary(readings: list[LaneReading]) -> list[tuple[str, list[int], bool | None]]:
-    """Readings without their times: (kind, pins standing, foul)."""
-    return [
-        (type(r).__name__, sorted(r.standing), r.foul if isinstance(r, BallRead) else None)
-        for r in readings
-    ]
 
 
 class Hands:
@@ -134,7 +119,7 @@ def racked(lane: Lane, hands: Hands, readings: Readings) -> Lane:
     """A lane with a full rack just set by the pinsetter (one RackSet read)."""
     with lane.hold_readings():
         hands.cycle(FULL)
-    assert summary(readings.wait_for(1)) == [("RackSet", sorted(FULL), None)]
+    assert lane_summary(readings.wait_for(1)) == [("RackSet", sorted(FULL), None)]
     return lane
 
 
@@ -154,7 +139,7 @@ def test_ball_with_chattering_pins_gives_exactly_one_read(
         hands.wobble(2)
     readings.wait_for(2)
     racked.close()  # reads anything still pending, so a stray second read would show
-    assert summary(readings.items) == [
+    assert lane_summary(readings.items) == [
         ("RackSet", sorted(FULL), None),
         ("BallRead", [2, 4, 7, 8], False),
     ]
@@ -193,7 +178,7 @@ def test_pins_knocked_with_no_ball_are_displaced(
         hands.fall(7)
         hands.fall(10)
     got = readings.wait_for(2)
-    assert summary(got[1:]) == [("PinsDisplaced", [1, 2, 3, 4, 5, 6, 8, 9], None)]
+    assert lane_summary(got[1:]) == [("PinsDisplaced", [1, 2, 3, 4, 5, 6, 8, 9], None)]
     assert isinstance(got[1], PinsDisplaced)
     assert got[1].at >= got[0].at
 
@@ -203,7 +188,7 @@ def test_a_pin_that_wobbles_and_stays_up_is_no_reading(
 ) -> None:
     hands.wobble(5, bounces=6)
     racked.close()
-    assert summary(readings.items) == [("RackSet", sorted(FULL), None)]
+    assert lane_summary(readings.items) == [("RackSet", sorted(FULL), None)]
 
 
 def test_pinsetter_cycle_gives_a_rack_and_no_ball(
@@ -220,7 +205,7 @@ def test_pinsetter_cycle_gives_a_rack_and_no_ball(
         hands.release(setter)
     readings.wait_for(1)
     lane.close()
-    assert summary(readings.items) == [("RackSet", [1, 2, 3], None)]
+    assert lane_summary(readings.items) == [("RackSet", [1, 2, 3], None)]
 
 
 def test_on_reading_that_raises_loses_nothing(
@@ -237,7 +222,7 @@ def test_on_reading_that_raises_loses_nothing(
             hands.fall(1)
             hands.pulse(hands.pins.ball_detector)
         readings.wait_for(2)
-    assert summary(readings.items) == [
+    assert lane_summary(readings.items) == [
         ("RackSet", sorted(FULL), None),
         ("BallRead", list(range(2, 11)), False),
     ]
@@ -274,7 +259,7 @@ def test_close_reads_a_ball_still_settling(factory: Any, hands: Hands, readings:
     lane = build_lane(hands.pins, pin_factory=factory, settle_time=60.0, on_reading=readings)
     hands.pulse(hands.pins.ball_detector)
     lane.close()
-    assert summary(readings.items) == [("BallRead", [], False)]
+    assert lane_summary(readings.items) == [("BallRead", [], False)]
 
 
 def test_status_names_each_device_pin_and_whether_it_works(lane: Lane) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from drivers.errors import DeviceUnavailable, DriverError, LinkTimeout
+from drivers.wire.clock import NodeClock, ticks_diff
 from drivers.wire.fake import (
     WAIT,
     Cable,
@@ -29,7 +30,7 @@ from drivers.wire.fake import (
     wait_until,
     with_noise,
 )
-from drivers.wire.link import LinkTiming, NodeClock, NodeLink, ticks_diff
+from drivers.wire.link import LinkTiming, NodeLink
 from drivers.wire.messages import (
     CommandRefused,
     Config,

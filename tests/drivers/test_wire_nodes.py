@@ -27,11 +27,10 @@ from drivers.wire.nodes import (
     EdgeClock,
     NodeInputs,
     PinDeckNode,
-    PocketNode,
-    PocketsNode,
     build_node_lane,
     default_report_lag,
 )
+from drivers.wire.pockets import PocketNode, PocketsNode
 
 Readings: TypeAlias = Recorder[LaneReading]
 

@@ -10,6 +10,7 @@ opened read-write here so the open never waits for the child.
 from __future__ import annotations
 
 import binascii
+import importlib.util
 import json
 import os
 import re
@@ -22,6 +23,7 @@ import tty
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -41,37 +43,27 @@ needs_mpy_cross = pytest.mark.skipif(
     not MPY_CROSS.exists(), reason=f"mpy-cross not installed at {MPY_CROSS}"
 )
 
-# The spec's message table (firmware/PROTOCOL.md), written out once more so the firmware's
-# table and the golden file are each checked against it.
-SPEC: dict[str, tuple[int, str, tuple[str, ...]]] = {
-    "IDENTIFY_REQ": (0x01, "<B", ("host_protocol",)),
-    "CONFIG": (0x02, "<BH", ("key", "value")),
-    "ACK": (0x03, "<", ()),
-    "PING": (0x04, "<", ()),
-    "RESET": (0x05, "<", ()),
-    "QUERY": (0x06, "<", ()),
-    "IDENTIFY": (0x81, "<BBBBBIHB", ("protocol", "node_type", "fw_major", "fw_minor",
-                                     "fw_patch", "boot_id", "next_report", "inputs")),
-    "CONFIG_OK": (0x82, "<BH", ("key", "value")),
-    "PONG": (0x84, "<IBB", ("uptime_ms", "unacked", "state")),
-    "RESET_OK": (0x85, "<", ()),
-    "QUERY_OK": (0x86, "<", ()),
-    "NACK": (0x8F, "<B", ("code", "text")),
-    "REPORT": (0x90, "<BBI", ("input", "value", "time_ms")),
-    "SHUTDOWN": (0x91, "<B", ("code", "text")),
-}
+def _load_golden_tool() -> ModuleType:
+    """firmware/tools/make_golden.py: the spec's message table, written out apart from the
+    firmware's own, and the CPython encoder (struct + binascii.crc_hqx) that made golden.json."""
+    spec = importlib.util.spec_from_file_location("make_golden",
+                                                  FIRMWARE / "tools" / "make_golden.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GOLDEN_TOOL = _load_golden_tool()
+SPEC: dict[str, tuple[int, str, tuple[str, ...]]] = GOLDEN_TOOL.LAYOUTS
 BY_TYPE = {spec[0]: name for name, spec in SPEC.items()}
 
 
 def encode(message: str, seq: int, fields: dict[str, Any] | None = None) -> bytes:
-    """A frame built from the spec with struct and binascii.crc_hqx."""
-    fields = fields or {}
-    type_code, layout, names = SPEC[message]
-    payload = struct.pack(layout, *(fields[n] for n in names if n != "text"))
-    if "text" in names:
-        payload += fields["text"].encode("ascii")
-    head = struct.pack("<BHB", len(payload) + 7, seq, type_code) + payload
-    return head + struct.pack(">H", binascii.crc_hqx(head, 0xFFFF)) + b"\x7e"
+    """A frame built from the spec's table with struct and binascii.crc_hqx."""
+    frame: bytes = GOLDEN_TOOL.frame(SPEC[message][0], seq,
+                                     GOLDEN_TOOL.payload(message, fields or {}))
+    return frame
 
 
 def decode(frame: bytes) -> tuple[str, int, dict[str, Any]]:
