@@ -13,6 +13,10 @@ Log entry kinds and their bodies:
 - `abandon` {"reason"}: the game in progress is given up;
 - `note`    {"what", ...}: something a device saw that changes nothing (kept for the history).
 
+Any entry a lane reading produced may also carry `nodes` {device: [boot_id, seq, input
+values...]}: how far each sensor node's reports were consumed by then, so a restarted
+service resumes there (`TableState.nodes`, the latest per device).
+
 Nothing is ever edited in place: corrections are entries too, and replaying the log
 from its first entry gives the same state every time.
 """
@@ -56,6 +60,7 @@ class TableState:
     engine: State | None = None
     flags: dict[int, JSON] = field(default_factory=dict)
     devices: dict[str, JSON] = field(default_factory=dict)
+    nodes: dict[str, list[int]] = field(default_factory=dict)
     rulings: deque[tuple[int, Ruling | JSON]] = field(
         default_factory=lambda: deque(maxlen=RECENT_RULINGS))
     # While recovering, the current game's events are ruled once, at the end (`settle`):
@@ -68,6 +73,9 @@ class TableState:
         if seq != self.seq + 1:
             raise FoldError(f"log entry {seq} follows {self.seq}: the log has a gap")
         self.seq = seq
+        nodes = body.get("nodes")
+        if isinstance(nodes, Mapping):
+            self.nodes.update((str(name), [int(v) for v in at]) for name, at in nodes.items())
         if kind == "event":
             return self._engine_event(seq, body["event"])
         if kind == "start":
@@ -211,6 +219,7 @@ class TableState:
                 "start_seq": game.start_seq, "events": [list(e) for e in game.events]},
             "flags": list(self.flags.values()),
             "devices": list(self.devices.values()),
+            "nodes": {name: list(at) for name, at in self.nodes.items()},
             "rulings": self._recent_rulings(),
         }
 
@@ -237,6 +246,8 @@ class TableState:
             state.engine = engine
         state.flags = {int(f["seq"]): f for f in saved["flags"]}
         state.devices = {d["name"]: d for d in saved["devices"]}
+        # Snapshots from before node checkpoints have none.
+        state.nodes = {str(k): [int(v) for v in at] for k, at in saved.get("nodes", {}).items()}
         state.rulings.extend((r["seq"], r) for r in saved["rulings"])
         return state
 

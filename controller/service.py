@@ -22,11 +22,11 @@ from controller.web import create_app
 from drivers.backends import choose_backend, make_pin_factory
 from drivers.errors import DriverError
 from drivers.lane import FoulLine, Lane, LanePins, build_lane
-from drivers.lanetracker import BallRead, LaneReading, PinsDisplaced, RackSet
+from drivers.lanetracker import BallRead, Checkpoint, LaneReading, PinsDisplaced, RackSet
 from drivers.scoreboard import Max7219Scoreboard, open_emulated, open_max7219
 from drivers.simlane import LaneFactory, LaneHands, NodeHands, SimulatedLane, mock_lane
 from drivers.wire.link import LinkState, NodeLink, StateHandler
-from drivers.wire.messages import NodeType, node_type_name
+from drivers.wire.messages import NODE_INPUTS, NodeType, node_type_name
 from drivers.wire.nodes import build_node_lane
 from drivers.wire.simnode import SimNode
 from engine.bowling.laws import DISPLACED_PINS
@@ -51,12 +51,18 @@ class LaneLink:
     """Carries a lane's readings (from its thread) into the table (on the event loop).
 
     Each reading is handed over and waited for, so the lane's next reading is only
-    taken once the table has ruled on this one.
+    taken once the table has ruled on this one. On sensor nodes (``nodes``, by device
+    name) a reading's checkpoint is logged with it, and only once it is durable are
+    the node's reports released: a service killed at any moment has either logged a
+    reading and its reports' place, or neither, and resumes there.
     """
 
     def __init__(self, table: Table, loop: asyncio.AbstractEventLoop) -> None:
         self.table = table
         self.loop = loop
+        self.nodes: dict[str, tuple[NodeLink, NodeType]] = {}
+        self.durable: dict[str, tuple[int, ...]] = {
+            name: tuple(at) for name, at in table.state.nodes.items()}
 
     def call(self, coroutine: Coroutine[Any, Any, T]) -> T:
         future: Future[T] = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
@@ -64,29 +70,58 @@ class LaneLink:
 
     def on_reading(self, reading: LaneReading) -> None:
         self.call(self.handle(reading))
+        for name, (boot_id, seq, *_values) in (reading.checkpoint or {}).items():
+            self.nodes[name][0].release(seq, boot_id=boot_id)
+
+    def checkpoint(self) -> Checkpoint | None:
+        """Each node's last delivered report and its inputs' values (on the lane's lock)."""
+        marks: dict[str, tuple[int, ...]] = {}
+        for name, (node, node_type) in self.nodes.items():
+            delivered = node.delivered_inputs()
+            if delivered is None:
+                continue
+            (boot_id, seq), values = delivered
+            inputs = sorted(NODE_INPUTS[node_type])
+            if all(number in values for number in inputs):
+                marks[name] = (boot_id, seq, *(values[number] for number in inputs))
+        return marks or None
 
     async def handle(self, reading: LaneReading) -> None:
         view = self.table.view()
         game = view["game"]
+        extra: JSON = {}
+        if reading.checkpoint is not None:
+            extra["nodes"] = {name: list(at) for name, at in reading.checkpoint.items()}
+        recorded = True
         if isinstance(reading, BallRead):
             if game is None or game["up"] is None:
-                await self.note("a ball with no game in progress", reading.standing)
-                return
-            await self.table.reading({"type": "ball", "player": game["up"]["player"],
-                                      "standing": sorted(reading.standing),
-                                      "foul": reading.foul}, LANE_SOURCE)
+                await self.note("a ball with no game in progress", reading.standing, extra)
+            else:
+                await self.table.reading({"type": "ball", "player": game["up"]["player"],
+                                          "standing": sorted(reading.standing),
+                                          "foul": reading.foul}, LANE_SOURCE, extra)
         elif isinstance(reading, PinsDisplaced):
             await self.note("pins displaced with no ball: they are respotted, and no score "
-                            "changes", reading.standing, law=DISPLACED_PINS.to_json())
+                            "changes", reading.standing, extra, law=DISPLACED_PINS.to_json())
         elif isinstance(reading, RackSet) and game is not None and game["up"] is not None:
             expected = set(game["up"]["standing"])
-            if set(reading.standing) != expected:
+            recorded = set(reading.standing) != expected
+            if recorded:
                 await self.note(f"the pinsetter set {_pins(reading.standing)} but the game "
-                                f"expects {_pins(expected)}", reading.standing)
+                                f"expects {_pins(expected)}", reading.standing, extra)
+        else:
+            recorded = False
+        if reading.checkpoint is None:
+            return
+        marks = dict(reading.checkpoint)
+        if not recorded and marks != self.durable:
+            await self.table.record("note", LANE_SOURCE, {"what": "node reports consumed",
+                                                          **extra})
+        self.durable = marks
 
-    async def note(self, what: str, standing: frozenset[int] | set[int],
+    async def note(self, what: str, standing: frozenset[int] | set[int], extra: JSON,
                    law: JSON | None = None) -> None:
-        body: JSON = {"what": what, "standing": sorted(standing)}
+        body: JSON = {"what": what, "standing": sorted(standing), **extra}
         if law is not None:
             body["law"] = law
         await self.table.record("note", LANE_SOURCE, body)
@@ -177,10 +212,10 @@ class LaneRunner:
             raise ValueError('lane backend "node" needs lane.node_port')
         else:
             deck_port, foul_port = lane.node_port, lane.foul_line_port
-        deck_link = self._link(deck_port, NodeType.PIN_DECK, link.loop)
+        deck_link = self._link(deck_port, NodeType.PIN_DECK, link)
         foul: FoulLine | NodeLink
         if foul_port is not None:
-            foul = self._link(foul_port, NodeType.FOUL_LINE, link.loop)
+            foul = self._link(foul_port, NodeType.FOUL_LINE, link)
             where = f"pin deck node on {deck_port}, foul line node on {foul_port}"
         else:
             self.pin_factory = make_pin_factory(choose_backend("real"))
@@ -188,23 +223,32 @@ class LaneRunner:
             where = f"pin deck node on {deck_port}, foul line on {foul.pin}"
         if not simulated:
             self.lane = build_node_lane(deck_link, foul_line=foul, settle_time=lane.settle_time,
-                                        on_reading=link.on_reading)
+                                        on_reading=link.on_reading, checkpoint=link.checkpoint)
             return where
         deck_sim, foul_sim = self.sim_nodes
 
         def build(on_reading: Callable[[LaneReading], None]) -> tuple[Lane, LaneHands]:
             built = build_node_lane(deck_link, foul_line=foul, settle_time=lane.settle_time,
-                                    on_reading=on_reading)
+                                    on_reading=on_reading, checkpoint=link.checkpoint)
             return built, NodeHands(deck_sim, foul_sim, built)
 
         self._simulate(link, build)
         return f"simulated firmware: {where}"
 
-    def _link(self, port: str, node_type: NodeType, loop: asyncio.AbstractEventLoop
-              ) -> NodeLink:
-        node = NodeLink(port, node_type=node_type,
-                        on_state=self._node_state(NODE_DEVICES[node_type], loop))
+    def _link(self, port: str, node_type: NodeType, link: LaneLink) -> NodeLink:
+        """A link to a node of the lane that resumes where the log says reports were consumed.
+
+        Not started: :func:`build_node_lane` starts it when the lane can take its reports.
+        """
+        name = NODE_DEVICES[node_type]
+        saved = self.table.state.nodes.get(name)
+        resume = (saved[0], saved[1]) if saved is not None and len(saved) >= 2 else None
+        values = dict(zip(sorted(NODE_INPUTS[node_type]), saved[2:], strict=False)
+                      ) if saved is not None else None
+        node = NodeLink(port, node_type=node_type, on_state=self._node_state(name, link.loop),
+                        manual_ack=True, resume=resume, resume_inputs=values, start=False)
         self.links.append(node)
+        link.nodes[name] = (node, node_type)
         return node
 
     def _node_state(self, name: str, loop: asyncio.AbstractEventLoop) -> StateHandler:

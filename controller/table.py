@@ -89,8 +89,12 @@ class Table:
             await asyncio.to_thread(self.log.save_snapshot, entry.seq, snapshot)
         return change
 
-    async def reading(self, event: Mapping[str, Any], source: str) -> Change:
-        """A sensor's reading: applied if it can happen, else kept as a flag for the operator."""
+    async def reading(self, event: Mapping[str, Any], source: str,
+                      extra: Mapping[str, Any] | None = None) -> Change:
+        """A sensor's reading: applied if it can happen, else kept as a flag for the operator.
+
+        `extra` goes into the logged entry either way (e.g. the sensor nodes' positions).
+        """
         why = None
         if self.state.flags:
             why = "it came while an earlier reading awaits the operator"
@@ -101,10 +105,11 @@ class Table:
                 if not is_rejection(error):
                     raise
                 why = _message(error)
+        more = dict(extra or {})
         if why is None:
-            return await self.record("event", source, {"event": dict(event)})
+            return await self.record("event", source, {"event": dict(event), **more})
         log.warning("flagged a reading from %s: %s", source, why)
-        return await self.record("flag", source, {"reading": dict(event), "why": why})
+        return await self.record("flag", source, {"reading": dict(event), "why": why, **more})
 
     def history(self, after: int = 0, limit: int = 500) -> list[JSON]:
         """The current game's entries from its start, each with the rulings it produced."""

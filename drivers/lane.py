@@ -33,6 +33,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import logging
 import threading
@@ -45,7 +46,7 @@ from gpiozero import DigitalInputDevice
 
 from drivers.closing import Closeable
 from drivers.debounce import Debouncer
-from drivers.lanetracker import LaneReading, LaneTracker
+from drivers.lanetracker import Checkpoint, LaneReading, LaneTracker
 
 __all__ = [
     "SPOTS",
@@ -339,8 +340,16 @@ class Lane(Closeable):
         settle_time: float = 0.5,
         on_reading: Callable[[LaneReading], None],
         clock: Clock = time.monotonic,
+        checkpoint: Callable[[], Checkpoint | None] | None = None,
     ) -> None:
-        """Start watching; ``clock`` must tick with real time (the deck's clock, too)."""
+        """Start watching; ``clock`` must tick with real time (the deck's clock, too).
+
+        ``checkpoint``, if given, is called under the lane's lock whenever readings
+        taken leave the lane idle (every edge fed so far is in them); what it returns
+        rides on the last of those readings (its ``checkpoint``), so the consumer
+        knows which edges that reading settles.
+        """
+        self._checkpoint = checkpoint
         self._deck = deck
         self._foul_line = foul_line
         self._ball_detector = ball_detector
@@ -392,6 +401,8 @@ class Lane(Closeable):
                     due = self._tracker.deadline()
                     self._cond.wait(None if due is None else max(0.0, due - now))
                 batch, self._outbox = self._outbox, []
+                if batch and self._checkpoint is not None and self._tracker.idle:
+                    batch[-1] = dataclasses.replace(batch[-1], checkpoint=self._checkpoint())
             for reading in batch:
                 try:
                     self._on_reading(reading)

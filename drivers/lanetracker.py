@@ -8,13 +8,17 @@ makes are the lane's whole vocabulary (:data:`LaneReading`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
-__all__ = ["BallRead", "LaneReading", "LaneTracker", "PinsDisplaced", "RackSet"]
+__all__ = ["BallRead", "Checkpoint", "LaneReading", "LaneTracker", "PinsDisplaced", "RackSet"]
 
 _log = logging.getLogger(__name__)
+
+Checkpoint: TypeAlias = Mapping[str, tuple[int, ...]]
+"""How far each source of the lane's edges had been consumed when a reading left the
+lane idle (for sensor nodes: boot_id, report seq and input values, by device name)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +31,7 @@ class BallRead:
     standing: frozenset[int]
     foul: bool
     at: float
+    checkpoint: Checkpoint | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,14 +43,20 @@ class PinsDisplaced:
 
     standing: frozenset[int]
     at: float
+    checkpoint: Checkpoint | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
 class RackSet:
-    """A pinsetter cycle ended with these pins standing; ``at`` is when the cycle ended."""
+    """A pinsetter cycle ended with these pins standing; ``at`` is when the cycle ended.
+
+    ``checkpoint`` (on every reading) is set by a lane that was asked for checkpoints,
+    on the last reading that left it idle.
+    """
 
     standing: frozenset[int]
     at: float
+    checkpoint: Checkpoint | None = field(default=None, compare=False, repr=False)
 
 
 LaneReading: TypeAlias = BallRead | PinsDisplaced | RackSet
@@ -164,6 +175,11 @@ class LaneTracker:
         # The deck changes made during the cycle were the machine's work.
         self._first_change = self._last_change = None
         return []
+
+    @property
+    def idle(self) -> bool:
+        """True when no edge awaits a reading: nothing to settle, no cycle, no foul latched."""
+        return self.deadline() is None and not self._cycling and not self._foul
 
     def deadline(self) -> float | None:
         """When the next reading falls due, or None if nothing is pending."""

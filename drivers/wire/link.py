@@ -135,6 +135,8 @@ class LinkState(TypedDict):
     """Reports already delivered, sent again by the node (a lost ACK)."""
     gaps_dropped: int
     """Reports dropped because an earlier one was missing (the node resends both)."""
+    resumed_dropped: int
+    """Reports dropped at the first IDENTIFY as consumed by a previous host (``resume``)."""
     framing_errors: int
     bad_frames: int
     """Frames with a good CRC that are not a valid node message."""
@@ -179,6 +181,13 @@ class NodeLink(Closeable):
     the protocol's default where none is given, so a node's settings never depend on
     what an earlier host left there. ``protocol`` is the version this host speaks: only
     a test of a node's refusal has reason to claim another.
+
+    ``manual_ack``: a report is not acknowledged when it arrives but once the consumer
+    has made it durable and calls :meth:`release`, so the node keeps (and sends again
+    to a restarted host) whatever the host has not yet made its own. ``resume`` is the
+    ``(boot_id, seq)`` a previous host released up to: on a node still in that boot,
+    the reports up to ``seq`` are dropped as consumed (``resume_inputs``, the inputs'
+    values as of then, seed :meth:`delivered_inputs`); on a rebooted node it is ignored.
     """
 
     def __init__(
@@ -194,6 +203,9 @@ class NodeLink(Closeable):
         timing: LinkTiming | None = None,
         start: bool = True,
         protocol: int = PROTOCOL_VERSION,
+        manual_ack: bool = False,
+        resume: tuple[int, int] | None = None,
+        resume_inputs: Mapping[int, int] | None = None,
     ) -> None:
         """Start the reader thread (unless ``start`` is False), which opens ``port``."""
         self.port: Final = port
@@ -217,6 +229,13 @@ class NodeLink(Closeable):
         self._expected: int | None = None
         self._accepted = False
         self._ack_due = False
+        self._manual_ack: Final = manual_ack
+        self._resume = resume
+        self._released: int | None = None
+        # Until the node says otherwise, where the previous host stopped.
+        self._position: tuple[int, int] | None = resume
+        self._inputs: dict[int, int] = dict(resume_inputs or {}) if resume else {}
+        self._resumed_dropped = 0
         self._note = ""
         self._shutdown_reason = ""
         self._refusal: DriverError | None = None
@@ -350,6 +369,46 @@ class NodeLink(Closeable):
             note, self._note = self._note, ""
         self._set_state("running", "; ".join(filter(None, ("node reset by the host", note))))
         self.query()
+
+    @property
+    def started(self) -> bool:
+        """True once the reader thread has been started."""
+        return self._thread.ident is not None
+
+    def delivered(self) -> tuple[int, int] | None:
+        """``(boot_id, seq)`` of the last report ``on_report`` returned from, or None.
+
+        Before the node is identified, a link made with ``resume`` answers that.
+        """
+        with self._cond:
+            return self._position
+
+    def delivered_inputs(self) -> tuple[tuple[int, int], dict[int, int]] | None:
+        """:meth:`delivered` and each input's value as of that report, read together."""
+        with self._cond:
+            if self._position is None:
+                return None
+            return self._position, dict(self._inputs)
+
+    def release(self, seq: int, *, boot_id: int | None = None) -> None:
+        """With ``manual_ack``: every report up to ``seq`` is consumed; acknowledge them.
+
+        Cumulative. Ignored if ``boot_id`` is given and the node is no longer in that
+        boot; ValueError if ``seq`` was not delivered yet (the node would drop it unread).
+        """
+        with self._cond:
+            identify, expected = self._identify, self._expected
+            if identify is None or expected is None or self._position is None:
+                return
+            if boot_id is not None and boot_id != identify.boot_id:
+                return
+            if (expected - 1 - seq) % SEQ_MOD >= SEQ_MOD // 2:
+                raise ValueError(f"report {seq} of {self.port} was not delivered yet")
+            self._released = seq
+        # A failed write is no loss: the node sends the reports again and the next
+        # duplicate is answered with this ACK.
+        with contextlib.suppress(DeviceUnavailable, *PORT_ERRORS):
+            self._write(encode_message(Ack(), seq))
 
     def close(self) -> None:
         """Stop the reader thread (bounded wait) and close the port."""
@@ -504,7 +563,10 @@ class NodeLink(Closeable):
             self._handle(frame)
         with self._cond:
             due, self._ack_due = self._ack_due, False
-            last = None if self._expected is None else (self._expected - 1) % SEQ_MOD
+            if self._manual_ack:
+                last = self._released
+            else:
+                last = None if self._expected is None else (self._expected - 1) % SEQ_MOD
         if due and last is not None:
             # One cumulative ACK covers every report read in this batch.
             self._write(encode_message(Ack(), last))
@@ -558,14 +620,23 @@ class NodeLink(Closeable):
                 self._duplicates += 1
             else:
                 self._gaps += 1
-            if self._accepted:
+            if self._accepted or self._released is not None:
                 self._ack_due = True
             handler = self.on_report
-        if deliver and handler is not None:
+            boot_id = self._identify.boot_id
+        if not deliver:
+            return
+        if handler is not None:
             try:
                 handler(node_type, report.input, report.value, report.time_ms)
             except Exception:
                 _log.exception("%s: on_report failed for %r; carrying on", self.port, report)
+        # Only once the handler is done: a consumer that reads the position while the
+        # handler waits on it does not count this report as consumed.
+        with self._cond:
+            if self._identify is not None and self._identify.boot_id == boot_id:
+                self._position = (boot_id, seq)
+                self._inputs[report.input] = report.value
 
     # --- state -------------------------------------------------------------------------
 
@@ -577,6 +648,7 @@ class NodeLink(Closeable):
             if previous is None or self._expected is None:
                 self._expected = identify.next_report
                 self._accepted = False
+                self._resume_at(identify)
                 return
             if previous.boot_id != identify.boot_id:
                 self._reboots += 1
@@ -588,6 +660,8 @@ class NodeLink(Closeable):
                 self._shutdown_reason = ""
                 self._expected = identify.next_report
                 self._accepted = False
+                self._released = self._position = None
+                self._inputs.clear()
                 self._node_clock.forget()
                 return
             ahead = (identify.next_report - self._expected) % SEQ_MOD
@@ -597,6 +671,31 @@ class NodeLink(Closeable):
                 self._expected = identify.next_report
             # Otherwise the node still queues reports already delivered (their ACK was
             # lost): expected stays, and they are dropped as duplicates and acknowledged.
+
+    def _resume_at(self, identify: Identify) -> None:
+        """Skip the reports a previous host consumed (call with the condition held)."""
+        resume, self._resume = self._resume, None
+        if resume is None:
+            return
+        boot_id, seq = resume
+        if boot_id != identify.boot_id:
+            self._position = None
+            self._inputs.clear()
+            self._note = (
+                f"node rebooted since a previous host consumed its reports up to {seq} "
+                f"(boot_id {boot_id:#010x} -> {identify.boot_id:#010x}); "
+                "what it had not sent then is gone"
+            )
+            _log.warning("%s: %s", self.port, self._note)
+            return
+        self._released = seq
+        behind = (seq + 1 - identify.next_report) % SEQ_MOD
+        if 0 < behind <= SEQ_MOD // 2:
+            # Still queued on the node: they come as duplicates, are dropped and ACKed.
+            self._expected = (seq + 1) % SEQ_MOD
+            self._resumed_dropped = behind
+            self._note = f"{behind} reports consumed before a restart dropped"
+            _log.info("%s: resuming after report %d: %s", self.port, seq, self._note)
 
     def _took_pong(self, pong: Message, pending: Pending) -> Pong:
         if not isinstance(pong, Pong):
@@ -696,6 +795,7 @@ class NodeLink(Closeable):
             "reports_delivered": self._delivered,
             "duplicates_dropped": self._duplicates,
             "gaps_dropped": self._gaps,
+            "resumed_dropped": self._resumed_dropped,
             "framing_errors": self._receiver.framing_errors,
             "bad_frames": self._bad_frames,
             "command_retries": self._commands.retries,

@@ -54,7 +54,7 @@ from drivers.lane import (
     _call_guarded,
     _InputLine,
 )
-from drivers.lanetracker import LaneReading
+from drivers.lanetracker import Checkpoint, LaneReading
 from drivers.wire.link import NodeLink
 from drivers.wire.messages import (
     BALL_DETECTOR_INPUT,
@@ -137,6 +137,10 @@ class NodeInputs:
     ``node`` is a :class:`NodeLink` (its ``on_report`` is taken over, and its inputs are
     queried afresh) or a port to open a link on, which this object then owns: it is
     closed when the last device using it is closed. ``config`` is applied to the node.
+    A link not started yet that resumes where a previous host stopped (its
+    ``resume_inputs``) gives the inputs' values as of then, so the reports it delivers
+    again are edges from those values; if the node turns out to have rebooted, they
+    are forgotten at its first report.
     """
 
     def __init__(
@@ -171,6 +175,14 @@ class NodeInputs:
             )
         )
         self._owns_link = self.link is not node
+        resumed = (
+            node.delivered_inputs()
+            if isinstance(node, NodeLink) and not node.started
+            else None
+        )
+        if resumed is not None:
+            self._values = {k: v for k, v in resumed[1].items() if k in self._valid}
+        self._resuming = resumed is not None
         if isinstance(node, NodeLink):
             node.on_report = self._report
             for key, value in (config or {}).items():
@@ -273,6 +285,10 @@ class NodeInputs:
             return
         at = self.link.host_time(node_time_ms)
         with self._cond:
+            if self._resuming and self.link.delivered() is None:
+                # The link ignored the resume (the node rebooted): the seeds are stale.
+                self._values.clear()
+            self._resuming = False
             previous = self._values.get(number)
             self._values[number] = value
             hook = self._hooks.get(number)
@@ -476,6 +492,7 @@ def build_node_lane(
     ready_timeout: float = 2.0,
     serial_factory: Callable[..., Any] = serial.Serial,
     clock: Clock = time.monotonic,
+    checkpoint: Callable[[], Checkpoint | None] | None = None,
 ) -> Lane:
     """A :class:`~drivers.lane.Lane` on a pin-deck node (spots, ball detector, pinsetter).
 
@@ -485,6 +502,10 @@ def build_node_lane(
     :func:`default_report_lag`. Waits up to ``ready_timeout`` for the nodes' first
     values, so the lane starts from the deck as it stands; a node that is not there
     yet is logged and joins when it comes (the lane's status says so meanwhile).
+    A link handed over unstarted is started here once the lane is wired, so that no
+    edge it delivers (again, after a restart of the host) is missed: the lane starts
+    from its inputs' seeded values (see :class:`NodeInputs`), or with none known.
+    ``checkpoint`` is the lane's (see :class:`~drivers.lane.Lane`).
     """
     ms = _debounce_ms(debounce)
     config: dict[int, int] = {ConfigKey.DEBOUNCE_MS: ms}
@@ -530,12 +551,14 @@ def build_node_lane(
         opened.append(foul)
         deadline = clock() + ready_timeout
         for inputs in nodes:
+            if not inputs.link.started:
+                continue
             if not inputs.wait_known(max(0.0, deadline - clock())):
                 _, why = inputs.health()
                 _log.warning(
                     "%s: lane starts before the node reported its inputs (%s)", inputs.port, why
                 )
-        return Lane(
+        lane = Lane(
             deck,
             foul,
             ball_detector,
@@ -543,6 +566,7 @@ def build_node_lane(
             settle_time=settle_time,
             on_reading=on_reading,
             clock=edge_clock,
+            checkpoint=checkpoint,
         )
     except Exception:
         for device in opened:
@@ -550,3 +574,6 @@ def build_node_lane(
         for inputs in nodes:
             inputs.close()
         raise
+    for inputs in nodes:
+        inputs.link.start()
+    return lane

@@ -207,3 +207,61 @@ def test_a_lane_on_simulated_nodes_reads_a_foul_and_the_pins_left(stack: ExitSta
         ("RackSet", FULL, None),
         ("BallRead", [4, 7, 8, 10], True),
     ]
+
+
+def test_reports_held_for_the_host_come_again_until_released(stack: ExitStack) -> None:
+    node = stack.enter_context(SimNode("foulline"))
+    first = Reports()
+    link = stack.enter_context(
+        NodeLink(node.port, on_report=first, node_type=NodeType.FOUL_LINE, manual_ack=True)
+    )
+    assert link.wait_ready(WAIT) == "running"
+    assert first.wait_for(1) == [(1, 0)]  # QUERY
+    node.set(1, 1)
+    first.wait_for(2)
+    node.set(1, 0)
+    assert first.wait_for(3) == [(1, 0), (1, 1), (1, 0)]
+    delivered = link.delivered()
+    assert delivered is not None
+    boot_id, last = delivered
+    assert link.ping().unacked == 3  # delivered, not released: the node keeps them
+    link.release(last - 1)
+    wait_until(lambda: link.ping().unacked == 1, "the release acknowledged", WAIT)
+    link.close()
+
+    # A host that restarted without releasing the last report gets it again.
+    again = Reports()
+    second = stack.enter_context(
+        NodeLink(node.port, on_report=again, node_type=NodeType.FOUL_LINE, manual_ack=True)
+    )
+    assert second.wait_ready(WAIT) == "running"
+    wait_until(lambda: second.delivered() == (boot_id, last + 1), "the resend and QUERY", WAIT)
+    assert again.items[0] == first.items[2]
+    second.close()
+
+    # Resuming after the edge: only what came after it (the two QUERY answers) is delivered.
+    resumed = Reports()
+    third = stack.enter_context(NodeLink(
+        node.port, on_report=resumed, node_type=NodeType.FOUL_LINE, manual_ack=True,
+        resume=(boot_id, last)))
+    assert third.wait_ready(WAIT) == "running"
+    wait_until(lambda: third.delivered() == (boot_id, last + 2), "the QUERY answers", WAIT)
+    assert resumed.items == [(NodeType.FOUL_LINE, 1, 0, first.items[2][3])] * 2
+    assert third.state()["resumed_dropped"] == 1
+    assert third.ping().unacked == 2
+
+
+def test_a_resume_from_another_boot_is_ignored(stack: ExitStack) -> None:
+    node = stack.enter_context(SimNode("foulline"))
+    reports = Reports()
+    link = stack.enter_context(NodeLink(
+        node.port, on_report=reports, node_type=NodeType.FOUL_LINE, manual_ack=True,
+        resume=(0, 40000), resume_inputs={1: 1}))
+    assert link.wait_ready(WAIT) == "running"
+    assert reports.wait_for(1) == [(1, 0)]
+    identity = link.identity
+    assert identity is not None and identity.boot_id != 0
+    assert link.delivered() == (identity.boot_id, identity.next_report)
+    assert link.delivered_inputs() == ((identity.boot_id, identity.next_report), {1: 0})
+    assert link.state()["resumed_dropped"] == 0
+    assert "node rebooted" in link.state()["detail"]
