@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.config import Config
+from controller.service import lane_pins
 from drivers.backends import choose_backend, make_pin_factory
 from drivers.errors import DriverError
-from drivers.lane import FoulLine, LanePins, build_lane
+from drivers.lane import FoulLine, build_lane
 from drivers.scoreboard import open_max7219
 from drivers.wire.link import NodeLink
 from drivers.wire.messages import node_type_name
@@ -36,13 +37,6 @@ class Check:
     def to_json(self) -> JSON:
         return {"device": self.device, "where": self.where, "ok": self.ok,
                 "detail": self.detail}
-
-
-def lane_pins(config: Config) -> LanePins:
-    lane = config.lane
-    return LanePins(spots=tuple(lane.pins[s] for s in range(1, 11)),
-                    foul_line=lane.foul_line, ball_detector=lane.ball_detector,
-                    pinsetter=lane.pinsetter)
 
 
 def check_gpio_lane(config: Config) -> list[Check]:

@@ -144,6 +144,14 @@ class LaneLink:
                 log.info("the simulated umpire's dead ball was refused: %s", error)
 
 
+def lane_pins(config: Config) -> LanePins:
+    """The lane's GPIO wiring as the config gives it."""
+    lane = config.lane
+    return LanePins(spots=tuple(lane.pins[s] for s in range(1, 11)),
+                    foul_line=lane.foul_line, ball_detector=lane.ball_detector,
+                    pinsetter=lane.pinsetter)
+
+
 class LaneRunner:
     """Opens the lane's devices from the config and, on the simulated lane, bowls.
 
@@ -164,12 +172,6 @@ class LaneRunner:
         self.links: list[NodeLink] = []
         self.sim_nodes: list[SimNode] = []
 
-    def lane_pins(self) -> LanePins:
-        lane = self.config.lane
-        return LanePins(spots=tuple(lane.pins[s] for s in range(1, 11)),
-                        foul_line=lane.foul_line, ball_detector=lane.ball_detector,
-                        pinsetter=lane.pinsetter)
-
     async def start(self) -> None:
         link = LaneLink(self.table, asyncio.get_running_loop())
         configured = self.config.lane.backend
@@ -188,10 +190,10 @@ class LaneRunner:
         try:
             factory = self.pin_factory = make_pin_factory(backend)
             if configured == "sim":
-                self._simulate(link, mock_lane(self.lane_pins(), factory,
+                self._simulate(link, mock_lane(lane_pins(self.config), factory,
                                                settle_time=self.config.lane.settle_time))
             else:
-                self.lane = build_lane(self.lane_pins(), pin_factory=factory,
+                self.lane = build_lane(lane_pins(self.config), pin_factory=factory,
                                        settle_time=self.config.lane.settle_time,
                                        on_reading=link.on_reading)
         except (DriverError, OSError, ValueError) as error:

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from controller import service as service_module
 from controller.config import load_config
-from controller.service import Service, build
+from controller.service import Service, build, lane_pins
 from drivers.wire.cable import FaultyCable
 from drivers.wire.simnode import SimNode, default_micropython
 
@@ -65,7 +65,7 @@ class Deck:
 
     def __init__(self, service: Service) -> None:
         factory = service.lane.pin_factory
-        pins = service.lane.lane_pins()
+        pins = lane_pins(service.lane.config)
         self.spots = {s: factory.pin(p) for s, p in pins.deck().items()}
         self.detector = factory.pin(pins.ball_detector)
         self.foul_beam = factory.pin(pins.foul_line)
