@@ -57,7 +57,8 @@ def result(game_id: str, state: State, rulings: list[Ruling]) -> JSON:
         "over": outcome is not None,
         "rulings": [r.to_json() for r in rulings],
     }
-    out["frames"] = {s["player"]: _cumulative(s["frames"]) for s in snapshot["sheet"]}
+    if all("frames" in s for s in snapshot["sheet"]):
+        out["frames"] = {s["player"]: _cumulative(s["frames"]) for s in snapshot["sheet"]}
     return out
 
 
