@@ -45,6 +45,11 @@ class LawRef:
         return {"book": self.book, "lines": f"{first}-{last}", "title": self.title}
 
 
+def hoyle_law(first: int, last: int, title: str) -> LawRef:
+    """A law of Hoyle's Games (1940): lines `first`-`last` of its seed file."""
+    return LawRef(HOYLE_1940, (first, last), title)
+
+
 @dataclass(frozen=True, slots=True)
 class Ruling:
     """One decision of the rules, in the project's words, with the law behind it."""
@@ -157,11 +162,15 @@ class State(ABC):
 class Game(ABC):
     """A game as the books give it; `rules` is the frozen dataclass that is the variant."""
 
-    id: str
     family: str
-    name: str
-    book: str
-    aliases: tuple[str, ...] = ()
+
+    def __init__(self, id: str, name: str, rules: Any, aliases: tuple[str, ...] = (),
+                 book: str = "hoyle-1940") -> None:
+        self.id = id
+        self.name = name
+        self.rules = rules
+        self.aliases = aliases
+        self.book = book
 
     @abstractmethod
     def new_state(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> State:
@@ -178,3 +187,25 @@ class Game(ABC):
     def describe(self) -> JSON:
         return {"id": self.id, "family": self.family, "name": self.name, "book": self.book,
                 "aliases": list(self.aliases)}
+
+
+#: The most players one table seats.
+MAX_PLAYERS = 12
+
+
+def check_players(players: Sequence[str], where: str) -> list[str]:
+    """The players' names, checked: 1-12 distinct names of 1-40 characters.
+
+    `where` finishes "at most 12 players ...", e.g. "on one lane".
+    """
+    names = list(players)
+    if not names:
+        raise IllegalEventError("a game needs at least one player")
+    if len(names) > MAX_PLAYERS:
+        raise IllegalEventError(f"at most {MAX_PLAYERS} players {where}, got {len(names)}")
+    for name in names:
+        if not isinstance(name, str) or not name.strip() or len(name) > 40:
+            raise IllegalEventError(f"player names must be 1-40 characters, got {name!r}")
+    if len(set(names)) != len(names):
+        raise IllegalEventError(f"player names must differ: {names}")
+    return names

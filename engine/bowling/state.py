@@ -27,10 +27,9 @@ from engine.core import (
     Outcome,
     Ruling,
     State,
+    check_players,
 )
 from engine.errors import IllegalEventError
-
-MAX_PLAYERS = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -408,18 +407,12 @@ class BowlingGame(Game):
 
     family = "bowling"
 
-    def __init__(self, id: str, name: str, rules: BowlingRules,
-                 aliases: tuple[str, ...] = (), book: str = "hoyle-1940") -> None:
-        self.id = id
-        self.name = name
-        self.rules = rules
-        self.aliases = aliases
-        self.book = book
+    rules: BowlingRules
 
     def new_state(self, players: Sequence[str],
                   options: Mapping[str, Any] | None = None) -> BowlingState:
         rules = self.rules.with_options(options or {}, self.id)
-        return BowlingState(self, rules, _check_players(players))
+        return BowlingState(self, rules, check_players(players, "on one lane"))
 
     def replay(self, rules: BowlingRules, players: Sequence[str],
                balls: Sequence[BallEvent]) -> BowlingState:
@@ -445,16 +438,3 @@ class BowlingGame(Game):
             found.append(laws.NEWPORT_NOTE)
         return tuple(dict.fromkeys(found))
 
-
-def _check_players(players: Sequence[str]) -> list[str]:
-    names = list(players)
-    if not names:
-        raise IllegalEventError("a game needs at least one player")
-    if len(names) > MAX_PLAYERS:
-        raise IllegalEventError(f"at most {MAX_PLAYERS} players on one lane, got {len(names)}")
-    for name in names:
-        if not isinstance(name, str) or not name.strip() or len(name) > 40:
-            raise IllegalEventError(f"player names must be 1-40 characters, got {name!r}")
-    if len(set(names)) != len(names):
-        raise IllegalEventError(f"player names must differ: {names}")
-    return names

@@ -26,6 +26,7 @@ from engine.core import (
     Outcome,
     Ruling,
     State,
+    check_players,
 )
 from engine.dice import laws
 from engine.dice.core import (
@@ -46,7 +47,6 @@ CRAPS = frozenset({2, 3, 12})
 POINTS = (4, 5, 6, 8, 9, 10)
 #: The Field of the book's layout (line 3578, "23 49 1011 12").
 FIELD_NUMBERS = frozenset({2, 3, 4, 9, 10, 11, 12})
-MAX_PLAYERS = 12
 MAX_ROUNDS = 20
 MAX_STAKE = 1_000_000
 #: The stakes `legal_events` offers; a real table may bet any whole amount up to MAX_STAKE.
@@ -441,18 +441,12 @@ class CrapsGame(Game):
 
     family = "dice"
 
-    def __init__(self, id: str, name: str, rules: CrapsRules,
-                 aliases: tuple[str, ...] = (), book: str = "hoyle-1940") -> None:
-        self.id = id
-        self.name = name
-        self.rules = rules
-        self.aliases = aliases
-        self.book = book
+    rules: CrapsRules
 
     def new_state(self, players: Sequence[str],
                   options: Mapping[str, Any] | None = None) -> CrapsState:
         rules = self.rules.with_options(options or {}, self.id)
-        return CrapsState(self, rules, _check_players(players))
+        return CrapsState(self, rules, check_players(players, "at one table"))
 
     def replay(self, rules: CrapsRules, players: Sequence[str],
                events: Sequence[Event]) -> CrapsState:
@@ -475,16 +469,3 @@ class CrapsGame(Game):
                     laws.FIELD, laws.SEVEN_FOR_THE_BANK)
         return (*common, laws.BETS, laws.NICK_OR_CRAP, laws.POINT, laws.CASTER_TURNS)
 
-
-def _check_players(players: Sequence[str]) -> list[str]:
-    names = list(players)
-    if not names:
-        raise IllegalEventError("a game needs at least one player")
-    if len(names) > MAX_PLAYERS:
-        raise IllegalEventError(f"at most {MAX_PLAYERS} players at one table, got {len(names)}")
-    for name in names:
-        if not isinstance(name, str) or not name.strip() or len(name) > 40:
-            raise IllegalEventError(f"player names must be 1-40 characters, got {name!r}")
-    if len(set(names)) != len(names):
-        raise IllegalEventError(f"player names must differ: {names}")
-    return names

@@ -8,8 +8,6 @@ and leave the game as it was.
 
 from __future__ import annotations
 
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,8 +16,8 @@ from engine.bowling import laws
 from engine.core import HOYLE_1940, LawRef, State
 from engine.errors import BadOptionError, EngineError, IllegalEventError
 from engine.registry import all_games, get_game
+from tests.engine.seeds import seed_lines
 
-SEEDS = (Path(__file__).resolve().parents[2] / ".." / "shared" / "seeds").resolve()
 #: The bowling chapter of Hoyle's Games (1940): ten pins to the duck pin game.
 CHAPTER = (3942, 4400)
 
@@ -58,11 +56,6 @@ CITABLE = list(dict.fromkeys(
     + [value for value in vars(laws).values() if isinstance(value, LawRef)]))
 
 
-@cache
-def seed_text(book: str) -> list[str]:
-    if not SEEDS.is_dir():
-        pytest.skip(f"seed books not found at {SEEDS} (shared/ is not next to the repo)")
-    return (SEEDS / book).read_text(encoding="utf-8").splitlines()
 
 
 @pytest.mark.parametrize("law", CITABLE, ids=lambda law: law.title)
@@ -71,7 +64,7 @@ def test_law_lines_speak_of_its_subject(law: LawRef) -> None:
     first, last = law.lines
     assert CHAPTER[0] <= first <= last <= CHAPTER[1], f"{law.title}: outside the bowling chapter"
     assert law in SUBJECT, f"{law.title}: add the words its lines must hold to SUBJECT"
-    text = " ".join(" ".join(seed_text(law.book)[first - 1:last]).split()).lower()
+    text = " ".join(" ".join(seed_lines(law.book)[first - 1:last]).split()).lower()
     for word in SUBJECT[law]:
         assert word in text, f"{law.title}: {word!r} not in lines {first}-{last}"
 

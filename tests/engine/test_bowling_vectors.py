@@ -8,11 +8,9 @@ The docs' example transcripts are played here too, so the documentation cannot d
 from __future__ import annotations
 
 import json
-import re
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +18,10 @@ import pytest
 
 from engine.core import HOYLE_1940, State
 from engine.registry import all_games, get_game
+from tests.engine.seeds import passage
 
 REPO = Path(__file__).resolve().parents[2]
 VECTORS = Path(__file__).resolve().parent / "vectors" / "bowling"
-SEEDS = (REPO / ".." / "shared" / "seeds").resolve()
 DOCS = REPO / "docs" / "bowling.md"
 TRANSCRIPTS = REPO / "docs" / "transcripts" / "bowling"
 
@@ -31,7 +29,6 @@ REQUIRED = {"name", "book", "lines", "quote", "players", "events", "frames", "to
             "winner"}
 OPTIONAL = {"note", "options", "rulings", "no_rulings", "marks", "counts"}
 #: A vector cites the narrowest passage that holds its rule; a whole chapter is too wide.
-WIDEST_CITATION = 60
 
 BOWLING_IDS = sorted(g.id for g in all_games() if g.family == "bowling")
 
@@ -97,22 +94,6 @@ def settled_totals(sheet: Mapping[str, Any]) -> list[int]:
     return totals
 
 
-@cache
-def seed_lines(book: str) -> list[str]:
-    if not SEEDS.is_dir():
-        pytest.skip(f"seed books not found at {SEEDS} (shared/ is not next to the repo)")
-    return (SEEDS / book).read_text(encoding="utf-8").splitlines()
-
-
-def passage(book: str, lines: str) -> str:
-    """Lines 'start-end' of a seed file, whitespace folded so a quote may cross lines."""
-    match = re.fullmatch(r"(\d+)-(\d+)", lines)
-    assert match, f"lines must be 'start-end', got {lines!r}"
-    first, last = int(match[1]), int(match[2])
-    text = seed_lines(book)
-    assert 1 <= first <= last <= len(text), f"lines {lines} outside {book} ({len(text)} lines)"
-    assert last - first < WIDEST_CITATION, f"lines {lines}: cite the narrowest passage"
-    return " ".join(" ".join(text[first - 1:last]).split())
 
 
 @pytest.mark.parametrize("vector", VECTOR_LIST, ids=lambda v: v.id)

@@ -8,12 +8,10 @@ tables give odds the book states beside the exact figure from enumerating the 36
 from __future__ import annotations
 
 import json
-import re
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +24,12 @@ from engine.dice.core import chance, odds_against, odds_text, throws, ways
 from engine.dice.craps import BOOK_ODDS, figures, point_chance
 from engine.errors import BadOptionError, IllegalEventError
 from engine.registry import all_games, get_game
+from tests.engine.seeds import passage
 
 REPO = Path(__file__).resolve().parents[2]
 VECTORS = Path(__file__).resolve().parent / "vectors" / "dice"
-SEEDS = (REPO / ".." / "shared" / "seeds").resolve()
 DOCS = REPO / "docs" / "dice.md"
 TRANSCRIPTS = REPO / "docs" / "transcripts" / "dice"
-WIDEST_CITATION = 60
 
 REQUIRED = {"name", "book", "lines", "quote", "players", "events", "scores", "over", "winner"}
 OPTIONAL = {"note", "options", "rulings", "no_rulings", "caster", "point"}
@@ -67,22 +64,6 @@ VECTORS_LIST = _load("vector")
 ODDS_LIST = _load("odds")
 
 
-@cache
-def seed_lines(book: str) -> list[str]:
-    if not SEEDS.is_dir():
-        pytest.skip(f"seed books not found at {SEEDS} (shared/ is not next to the repo)")
-    return (SEEDS / book).read_text(encoding="utf-8").splitlines()
-
-
-def passage(book: str, lines: str) -> str:
-    """Lines 'start-end' of a seed file, whitespace folded so a quote may cross lines."""
-    match = re.fullmatch(r"(\d+)-(\d+)", lines)
-    assert match, f"lines must be 'start-end', got {lines!r}"
-    first, last = int(match[1]), int(match[2])
-    text = seed_lines(book)
-    assert 1 <= first <= last <= len(text), f"lines {lines} outside {book}"
-    assert last - first < WIDEST_CITATION, f"lines {lines}: cite the narrowest passage"
-    return " ".join(" ".join(text[first - 1:last]).split())
 
 
 def play(game_id: str, players: Sequence[str], options: Mapping[str, Any] | None,
