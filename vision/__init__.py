@@ -1,0 +1,1 @@
+"""Cameras and recognisers: frames in, observations (a die's face, a card) out."""
