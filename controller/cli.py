@@ -1,4 +1,4 @@
-"""The `hoyle` command: serve, games, adjudicate, replay, doctor.
+"""The `hoyle` command: serve, games, adjudicate, replay, dice audit, vision eval, doctor.
 
 Results go to stdout, messages to stderr. Exit 0 on success, 2 on bad input
 (a wrong config, an invalid transcript), 1 on other failures.
@@ -65,6 +65,24 @@ def _parser() -> argparse.ArgumentParser:
                         help="print every entry with its rulings, one JSON object a line")
     replay.set_defaults(run=_replay)
 
+    dice = commands.add_parser("dice", help="the dice table's tools")
+    dice_commands = dice.add_subparsers(dest="dice_command", required=True)
+    audit = dice_commands.add_parser("audit", help="face counts and a chi-square test of "
+                                     "every die, per game session, from a table's log")
+    where = audit.add_mutually_exclusive_group()
+    where.add_argument("--config", type=Path, help="the table's TOML file")
+    where.add_argument("--log", type=Path, help="the log file itself")
+    audit.add_argument("--json", action="store_true", help="print JSON")
+    audit.set_defaults(run=_dice_audit)
+
+    vision = commands.add_parser("vision", help="the recognisers' tools")
+    vision_commands = vision.add_subparsers(dest="vision_command", required=True)
+    evaluate = vision_commands.add_parser("eval", help="score a recogniser against a labelled "
+                                          "image folder (DIR/labels.jsonl); prints JSON")
+    evaluate.add_argument("kind", choices=("dice",), help="what the images show")
+    evaluate.add_argument("folder", type=Path, help="the labelled folder")
+    evaluate.set_defaults(run=_vision_eval)
+
     doctor = commands.add_parser("doctor", help="check that every device answers (run it "
                                  "with the service stopped)")
     doctor.add_argument("--config", type=Path, help="the table's TOML file")
@@ -108,18 +126,23 @@ def _adjudicate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _replay(args: argparse.Namespace) -> int:
-    from controller.eventlog import SqliteEventLog
-    from controller.table import replay_entries, replay_state
-
+def _log_path(args: argparse.Namespace) -> tuple[Path, str]:
+    """The log a `--log` or `--config` option names, and its table id; ConfigError if none."""
     if args.log:
         path, table_id = args.log, args.log.stem
     else:
         config = load_config(args.config) if args.config else Config.simulated()
         path, table_id = config.log_path, config.table_id
     if not path.exists():
-        print(f"hoyle: no log at {path}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        raise ConfigError(f"no log at {path}")
+    return path, table_id
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from controller.eventlog import SqliteEventLog
+    from controller.table import replay_entries, replay_state
+
+    path, table_id = _log_path(args)
     event_log = SqliteEventLog(path)
     try:
         if args.history:
@@ -134,6 +157,45 @@ def _replay(args: argparse.Namespace) -> int:
     finally:
         event_log.close()
     return 0
+
+
+def _dice_audit(args: argparse.Namespace) -> int:
+    from controller.dice_audit import audit, sessions
+    from controller.eventlog import SqliteEventLog
+
+    path, table_id = _log_path(args)
+    with SqliteEventLog(path) as event_log:
+        report = audit(sessions(event_log), table_id)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    rows = [(f"session at entry {s['start_seq']} ({s['game']})", s) for s in report["sessions"]]
+    for title, part in [*rows, ("all sessions", report["all"])]:
+        print(f"{title}: {part['throws']} throws")
+        for name, faces in [("all dice", part["faces"]), *part["dice"].items()]:
+            counts = " ".join(f"{face}:{n}" for face, n in faces["counts"].items())
+            print(f"  {name:8} {counts}  chi2={faces['chi_square']:.2f} "
+                  f"p={faces['p_value']:.3f}  {faces['verdict']}")
+    return 0
+
+
+def _vision_eval(args: argparse.Namespace) -> int:
+    from vision.dice import DiceReader
+    from vision.evaluate import evaluate
+
+    progress = _progress_bar if sys.stderr.isatty() else None
+    print(json.dumps(evaluate(DiceReader(), args.folder, args.kind, progress=progress),
+                     indent=2))
+    return 0
+
+
+def _progress_bar(done: int, total: int) -> None:
+    """A one-line progress bar on the terminal's stderr."""
+    width = 40
+    filled = width * done // max(total, 1)
+    end = "\n" if done >= total else ""
+    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end=end,
+          file=sys.stderr, flush=True)
 
 
 def _doctor(args: argparse.Namespace) -> int:
