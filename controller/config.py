@@ -52,6 +52,23 @@ class SimConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class CameraConfig:
+    """The dice table's camera and how surely a throw must be read (DESIGN section 7)."""
+
+    source: str = "sim"
+    """"sim" (rendered throws), device:N, /dev/videoN, picamera, a folder or a video file."""
+    width: int = 640
+    height: int = 480
+    bed: tuple[float, float, float, float] | None = None
+    """The felt inside the rails, [x, y, w, h] in pixels; a die outside it is off the table."""
+    threshold: float = 0.9
+    still_frames: int = 3
+    agree: int = 3
+    interval: float = 1 / 15
+    """Seconds between frames replayed from a folder (and the simulated table's)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ScoreboardConfig:
     kind: str = "emulated"
     spi_port: int = 0
@@ -72,6 +89,7 @@ class Config:
     lane: LaneConfig = field(default_factory=LaneConfig)
     sim: SimConfig = field(default_factory=SimConfig)
     scoreboard: ScoreboardConfig = field(default_factory=ScoreboardConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
     source: str = "built-in simulated table"
 
     @classmethod
@@ -166,7 +184,7 @@ class _Reader:
 
     def config(self, data: Mapping[str, Any]) -> Config:
         base = Config()
-        self.only(data, "", {"table", "dashboard", "lane", "sim", "scoreboard"})
+        self.only(data, "", {"table", "dashboard", "lane", "sim", "scoreboard", "camera"})
         table = self.section(data, "table", {"id", "name", "game", "data_dir", "operator_pin",
                                              "snapshot_every"})
         table_id = self.get(table, "table", "id", str, base.table_id)
@@ -197,7 +215,7 @@ class _Reader:
             data_dir=data_dir, operator_pin=pin, snapshot_every=snapshot_every,
             host=self.get(dashboard, "dashboard", "host", str, base.host), port=port,
             lane=self.lane(data), sim=self.sim(data), scoreboard=self.scoreboard(data),
-            source=str(self.path))
+            camera=self.camera(data), source=str(self.path))
 
     def lane(self, data: Mapping[str, Any]) -> LaneConfig:
         base = LaneConfig()
@@ -256,6 +274,43 @@ class _Reader:
             raise self.fail("sim.pace", "must be between 0 and 60 seconds")
         return SimConfig(self.get(sim, "sim", "seed", int, base.seed), pace, tuple(players),
                          rates["foul_rate"], rates["dead_ball_rate"])
+
+    def camera(self, data: Mapping[str, Any]) -> CameraConfig:
+        base = CameraConfig()
+        camera = self.section(data, "camera", {"source", "width", "height", "bed", "threshold",
+                                               "still_frames", "agree", "interval"})
+        source = self.get(camera, "camera", "source", str, base.source)
+        if not source.strip():
+            raise self.fail("camera.source", "must name a camera: sim, device:N, /dev/videoN, "
+                            "picamera, a folder or a video file")
+        size = {}
+        for key in ("width", "height"):
+            size[key] = self.get(camera, "camera", key, int, getattr(base, key))
+            if not 64 <= size[key] <= 4096:
+                raise self.fail(f"camera.{key}", f"{size[key]} pixels is out of range (64-4096)")
+        bed = None
+        if "bed" in camera:
+            given = camera["bed"]
+            if not (isinstance(given, list) and len(given) == 4
+                    and all(isinstance(v, int | float) and not isinstance(v, bool)
+                            for v in given)
+                    and given[0] >= 0 and given[1] >= 0 and given[2] > 0 and given[3] > 0):
+                raise self.fail("camera.bed", "must be [x, y, width, height] in pixels, the "
+                                "felt inside the rails")
+            bed = (float(given[0]), float(given[1]), float(given[2]), float(given[3]))
+        threshold = self.get(camera, "camera", "threshold", float, base.threshold)
+        if not 0.5 <= threshold <= 1:
+            raise self.fail("camera.threshold", "must be between 0.5 and 1")
+        counts = {}
+        for key, top in (("still_frames", 30), ("agree", 10)):
+            counts[key] = self.get(camera, "camera", key, int, getattr(base, key))
+            if not 1 <= counts[key] <= top:
+                raise self.fail(f"camera.{key}", f"must be 1-{top} frames")
+        interval = self.get(camera, "camera", "interval", float, base.interval)
+        if not 0 <= interval <= 5:
+            raise self.fail("camera.interval", "must be between 0 and 5 seconds")
+        return CameraConfig(source, size["width"], size["height"], bed, threshold,
+                            counts["still_frames"], counts["agree"], interval)
 
     def scoreboard(self, data: Mapping[str, Any]) -> ScoreboardConfig:
         base = ScoreboardConfig()

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 
 from controller.bus import Change
 from controller.config import Config
+from controller.dice_table import DiceRunner
 from controller.errors import Rejected
 from controller.eventlog import SqliteEventLog
 from controller.table import Table
@@ -182,9 +183,9 @@ class LaneRunner:
             except (DriverError, OSError, ValueError) as error:
                 log.error("the lane's nodes could not be opened: %s", error)
                 self._close_nodes()
-                await self.device("lane", "unavailable", str(error))
+                await self.table.device("lane", "unavailable", str(error))
                 return
-            await self.device("lane", "working", detail)
+            await self.table.device("lane", "working", detail)
             return
         backend = choose_backend("fake" if configured == "sim" else configured)
         try:
@@ -198,9 +199,9 @@ class LaneRunner:
                                        on_reading=link.on_reading)
         except (DriverError, OSError, ValueError) as error:
             log.error("the lane's devices could not be opened: %s", error)
-            await self.device("lane", "unavailable", str(error))
+            await self.table.device("lane", "unavailable", str(error))
             return
-        await self.device("lane", "working", f"{backend} pins")
+        await self.table.device("lane", "working", f"{backend} pins")
 
     def _open_nodes(self, link: LaneLink) -> str:
         """Open the lane on its nodes (spawning simulated ones for "sim-firmware")."""
@@ -266,7 +267,7 @@ class LaneRunner:
             else:
                 detail = f"{state['state']} on {state['port']}: {state['detail']}"
             # Not waited for: the link's reader thread must not wait on the event loop.
-            asyncio.run_coroutine_threadsafe(self.device(name, device_state, detail), loop)
+            asyncio.run_coroutine_threadsafe(self.table.device(name, device_state, detail), loop)
 
         return on_state
 
@@ -278,7 +279,7 @@ class LaneRunner:
         for name in set(NODE_DEVICES.values()) - used:
             known = self.table.state.devices.get(name)
             if known is not None and known["state"] != "working":
-                await self.device(name, "working", f"not used with lane backend {backend!r}")
+                await self.table.device(name, "working", f"not used with lane backend {backend!r}")
 
     def _close_nodes(self) -> None:
         for node in self.links:
@@ -287,12 +288,6 @@ class LaneRunner:
         for sim_node in self.sim_nodes:
             sim_node.close()
         self.links, self.sim_nodes = [], []
-
-    async def device(self, name: str, state: str, detail: str) -> None:
-        known = self.table.state.devices.get(name)
-        if known is None or known["state"] != state or known["detail"] != detail:
-            await self.table.record("device", "service", {"device": name, "state": state,
-                                                          "detail": detail})
 
     def _simulate(self, link: LaneLink, lane: LaneFactory) -> None:
         """Seat the simulated bowlers on the lane ``lane`` builds and start them bowling."""
@@ -358,11 +353,11 @@ def scoreboard_for(config: Config) -> Max7219Scoreboard | None:
 
 @dataclass(frozen=True, slots=True)
 class Service:
-    """A table built from its config: the dashboard app, the table and its lane."""
+    """A table built from its config: the dashboard app, the table and what feeds it."""
 
     app: FastAPI
     table: Table
-    lane: LaneRunner
+    runner: LaneRunner | DiceRunner
 
 
 def build(config: Config) -> Service:
@@ -381,7 +376,11 @@ def build(config: Config) -> Service:
             board.show(change.view)
         table.bus.subscribe("scoreboard", show)
         board.show(table.view())
-    runner = LaneRunner(config, table)
+    runner: LaneRunner | DiceRunner
+    if get_game(config.game).family == "dice":
+        runner = DiceRunner(config, table)
+    else:
+        runner = LaneRunner(config, table)
 
     async def stop() -> None:
         # Off the event loop: the lane's and the bowler's threads finish what they are

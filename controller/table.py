@@ -111,6 +111,13 @@ class Table:
         log.warning("flagged a reading from %s: %s", source, why)
         return await self.record("flag", source, {"reading": dict(event), "why": why, **more})
 
+    async def device(self, name: str, state: str, detail: str) -> None:
+        """Record a device's health ("working" or "unavailable", and why) when it changes."""
+        known = self.state.devices.get(name)
+        if known is None or known["state"] != state or known["detail"] != detail:
+            await self.record("device", "service", {"device": name, "state": state,
+                                                    "detail": detail})
+
     def history(self, after: int = 0, limit: int = 500) -> list[JSON]:
         """The current game's entries from its start, each with the rulings it produced."""
         game = self.state.game

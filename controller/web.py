@@ -21,6 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from controller.bus import Change
+from controller.dice_audit import audit, sessions
 from controller.errors import Rejected
 from controller.table import Table
 from engine.core import JSON
@@ -46,9 +47,14 @@ class DeadBall(BaseModel):
 
 class Resolve(BaseModel):
     standing: list[int] | None = Field(default=None, max_length=10)
+    dice: list[int] | None = Field(default=None, min_length=1, max_length=9)
     foul: bool = False
     void: bool = False
     reason: Reason
+
+
+class TableEvent(BaseModel):
+    event: dict[str, Any]
 
 
 class Correct(BaseModel):
@@ -148,12 +154,31 @@ def create_app(table: Table, operator_pin: str, *,
         if flag is None:
             raise HTTPException(404, f"there is no open flag {seq}")
         event = None
-        if not body.void:
+        reading = flag["reading"]
+        if body.void:
+            pass
+        elif reading.get("type") == "throw":
+            if body.dice is None:
+                raise HTTPException(422, "give the dice faces, or void the reading")
+            event = dict(reading, dice=body.dice)
+        else:
             if body.standing is None:
                 raise HTTPException(422, "give the pins standing, or void the reading")
-            event = dict(flag["reading"], standing=body.standing, foul=body.foul)
+            event = dict(reading, standing=body.standing, foul=body.foul)
         return await record("resolve", who, {"flag": seq, "event": event,
                                              "reason": body.reason})
+
+    @app.post("/api/events")
+    async def table_event(body: TableEvent, who: Operator) -> JSON:
+        """An event the operator tells the table: a bet placed, a referee's rethrow..."""
+        return await record("event", who, {"event": body.event})
+
+    @app.get("/api/dice/audit")
+    async def dice_audit() -> JSON:
+        """Face counts and the chi-square test of the dice, per game session and per die."""
+        def run() -> JSON:
+            return audit(sessions(table.log), table.table_id)
+        return await asyncio.to_thread(run)
 
     @app.post("/api/corrections")
     async def correct(body: Correct, who: Operator) -> JSON:

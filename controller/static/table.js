@@ -72,13 +72,19 @@
 
   // ---- rendering ---------------------------------------------------------------------
 
+  // What dice.js is given to build with: the one set of DOM helpers of the page.
+  const helpers = () => ({ $, el, svg, list, str, isObject, act, say });
+
   function render(view) {
     state.view = view;
     const game = isObject(view.game) ? view.game : null;
+    const dice = game !== null && game.family === "dice";
     renderHeader(view, game);
     renderBanner(view);
     renderUp(view, game);
-    renderSheet(game);
+    renderSheet(dice ? null : game);
+    window.hoyleDice.render(helpers(), dice ? game : null);
+    window.hoyleDice.renderAudit(helpers(), view);
     renderRulings(game);
     renderDevices(list(view.devices));
     renderOperator(view, game);
@@ -126,6 +132,8 @@
       name = winners.length === 0 ? "No winner"
         : winners.length === 1 ? `${winners[0]} wins` : `${joinNames(winners)} tie`;
       where = total === "" ? "" : `with ${total}`;
+    } else if (game.family === "dice") {
+      ({ label, name, where } = window.hoyleDice.up(helpers(), game));
     } else if (up) {
       const row = rowOf(game, up.player);
       label = "Up";
@@ -512,7 +520,10 @@
     const pins = game && list(game.pins).length ? list(game.pins) : Object.keys(PIN_SPOTS).map(Number);
     for (const flag of flags) {
       if (!state.flagForms.has(flag.seq)) {
-        const form = flagForm(flag, pins);
+        const path = `/api/flags/${encodeURIComponent(String(flag.seq))}/resolve`;
+        const throwRead = isObject(flag.reading) && flag.reading.type === "throw";
+        const form = throwRead ? window.hoyleDice.flagForm(helpers(), flag, path)
+          : flagForm(flag, pins);
         state.flagForms.set(flag.seq, form);
         forms.append(form);
       }

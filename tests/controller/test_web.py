@@ -42,6 +42,8 @@ def test_page_and_its_assets_are_served(client: TestClient) -> None:
     assert page.status_code == 200 and "/static/table.js" in page.text
     assert client.get("/static/table.js").status_code == 200
     assert client.get("/static/table.css").status_code == 200
+    assert "/static/dice.js" in page.text
+    assert client.get("/static/dice.js").status_code == 200
 
 
 @pytest.mark.parametrize(("path", "body"), [
@@ -50,6 +52,7 @@ def test_page_and_its_assets_are_served(client: TestClient) -> None:
     ("/api/flags/1/resolve", {"void": True, "reason": "x"}),
     ("/api/corrections", {"target": 1, "event": None, "reason": "x"}),
     ("/api/abandon", {"reason": "x"}),
+    ("/api/events", {"event": {"type": "bet", "player": "Ann", "on": "pass", "amount": 1}}),
 ])
 def test_every_change_needs_the_operator_pin(client: TestClient, table: Table, path: str,
                                              body: dict[str, object]) -> None:
@@ -63,7 +66,7 @@ def test_every_state_changing_route_is_covered(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
     changing = {p for p, ops in spec["paths"].items() if set(ops) - {"get"}}
     assert changing == {"/api/game", "/api/dead-ball", "/api/flags/{seq}/resolve",
-                        "/api/corrections", "/api/abandon"}
+                        "/api/corrections", "/api/abandon", "/api/events"}
 
 
 def test_operator_runs_a_game_and_spectators_watch_it_live(client: TestClient,

@@ -1,0 +1,226 @@
+"""A dice table: the camera watches the bed, and each settled throw goes to the table.
+
+`DiceRunner` opens the configured camera, feeds every frame to a `ThrowWatcher` with the
+dice recogniser, and records what each settled throw showed:
+
+- a throw read surely: an `event` `{"type": "throw", "dice": [...]}` (through
+  `Table.reading`, so a throw the game cannot take now is flagged, not lost);
+- a die cocked or off the table: a `note` `{"what": "rethrow", "reason", "law", "text"}`:
+  no throw, the caster throws again (backgammon laws 5-6); the engine never sees it;
+- a die read unsurely, or the wrong number of dice: a `flag` with the faces read (None
+  where unsure): the table pauses until the operator confirms the faces.
+
+Each entry keeps what the camera saw (`vision`: boxes, confidences, states). On the
+simulated table (`camera.source = "sim"`) seated players bet from the game's legal bets
+and every throw is rendered into a folder that the camera then replays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import shutil
+import threading
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import cv2
+import numpy as np
+
+from controller.config import Config
+from controller.errors import Rejected
+from controller.table import Table
+from engine.core import JSON
+from engine.dice.core import RETHROW_REASONS, ThrowEvent
+from vision.camera import Camera, CameraEnded, CameraUnavailable, FolderCamera, open_camera
+from vision.core import BadFrameError, VisionError
+from vision.settle import ThrowRead, ThrowWatcher
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: How long a thread waits for the event loop to record what it saw.
+RECORD_TIMEOUT = 30.0
+#: Seconds between attempts to reopen a camera that went away.
+REOPEN_EVERY = 2.0
+NEW_GAME_PAUSE = 3.0
+#: The simulated table: chance that a die comes to rest cocked.
+SIM_COCKED = 0.02
+
+
+class DiceRunner:
+    """Opens the dice table's camera and reads throws; on the simulated table, plays too."""
+
+    def __init__(self, config: Config, table: Table) -> None:
+        self.config = config
+        self.table = table
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.simulated = config.camera.source == "sim"
+        self.sim_folder = config.data_dir / f"{config.table_id}-sim-camera"
+        self.rng = random.Random(config.sim.seed)
+        self.throws = 0
+
+    async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.thread = threading.Thread(target=self._run, name="hoyle-dice-camera", daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join(RECORD_TIMEOUT)
+
+    # -- the camera thread ---------------------------------------------------------------
+
+    def _run(self) -> None:
+        from vision.dice import DiceReader
+
+        camera_config = self.config.camera
+        try:
+            reader = DiceReader(bed=camera_config.bed, threshold=camera_config.threshold)
+        except VisionError as error:
+            self._call(self.table.device("camera", "unavailable",
+                                         f"the dice recogniser cannot be loaded: {error}"))
+            return
+        watcher = ThrowWatcher(reader, bed=camera_config.bed, threshold=camera_config.threshold,
+                               still_frames=camera_config.still_frames,
+                               agree=camera_config.agree)
+        while not self.stop.is_set():
+            camera = self._open()
+            if camera is None:
+                continue
+            with camera:
+                self._watch(camera, watcher)
+
+    def _open(self) -> Camera | None:
+        """The camera, or None (after saying why and waiting) when it cannot be opened."""
+        try:
+            if self.simulated:
+                if not self._play_before_throw():
+                    return None
+                camera: Camera = FolderCamera(self._render_throw(),
+                                              interval=self.config.camera.interval)
+                detail = f"simulated camera replaying {self.sim_folder}"
+            else:
+                size = (self.config.camera.width, self.config.camera.height)
+                camera = open_camera(self.config.camera.source, size=size)
+                detail = camera.name
+        except VisionError as error:
+            self._call(self.table.device("camera", "unavailable", str(error)))
+            self.stop.wait(REOPEN_EVERY)
+            return None
+        self._call(self.table.device("camera", "working", detail))
+        return camera
+
+    def _watch(self, camera: Camera, watcher: ThrowWatcher) -> None:
+        interval = self.config.camera.interval if isinstance(camera, FolderCamera) else 0.0
+        while not self.stop.is_set():
+            try:
+                time, frame = camera.read()
+            except CameraEnded:
+                if not self.simulated:
+                    self._call(self.table.device("camera", "unavailable",
+                                                 f"{camera.name}: the replay ended"))
+                    self.stop.wait(REOPEN_EVERY)
+                return
+            except CameraUnavailable as error:
+                self._call(self.table.device("camera", "unavailable", str(error)))
+                self.stop.wait(REOPEN_EVERY)
+                return
+            try:
+                watcher.dice = self._dice_wanted()
+                read = watcher.feed(time, frame)
+            except BadFrameError as error:
+                log.warning("skipped a frame: %s", error)
+                continue
+            if read is not None:
+                self._call(self.record(read))
+            if interval:
+                self.stop.wait(interval)
+
+    def _call(self, coroutine: Coroutine[Any, Any, T]) -> T | None:
+        """Run `coroutine` on the service's loop and wait for it; None if it was refused."""
+        assert self.loop is not None
+        try:
+            return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(RECORD_TIMEOUT)
+        except Rejected as error:
+            log.warning("the table refused: %s", error)
+            return None
+
+    # -- what a read becomes ---------------------------------------------------------------
+
+    async def record(self, read: ThrowRead) -> None:
+        """Log what one settled throw showed (see the module docstring)."""
+        seen = {"vision": read.to_json()}
+        if read.verdict == "throw":
+            event = {"type": "throw", "dice": [d.value for d in read.dice]}
+            await self.table.reading(event, "camera", seen)
+        elif read.verdict == "rethrow":
+            law = RETHROW_REASONS[read.reason]
+            which = "cocked" if read.reason == "cocked" else "off the table"
+            await self.table.record("note", "camera", {
+                "what": "rethrow", "reason": read.reason, "law": law.to_json(),
+                "text": f"No throw: a die came to rest {which}; the caster throws again.",
+                **seen})
+        else:
+            await self.table.record("flag", "camera", {
+                "reading": {"type": "throw", "dice": [d.value for d in read.dice]},
+                "why": read.reason, **seen})
+
+    def _dice_wanted(self) -> int | None:
+        """How many dice the game throws next, from its legal events; None if it says not."""
+        engine = self.table.state.engine
+        if engine is None:
+            return None
+        for event in engine.legal_events():
+            if isinstance(event, ThrowEvent):
+                return len(event.dice)
+        return None
+
+    # -- the simulated table ---------------------------------------------------------------
+
+    def _play_before_throw(self) -> bool:
+        """Start a game if none runs, and let the seated players bet; False to wait."""
+        view = self._call(_view(self.table))
+        if view is None or view["status"] == "paused":
+            self.stop.wait(1.0)
+            return False
+        if view["game"] is None or view["game"]["over"]:
+            if self.stop.wait(NEW_GAME_PAUSE):
+                return False
+            self._call(self.table.record("start", "sim", {
+                "game": self.config.game, "players": list(self.config.sim.players),
+                "options": {}}))
+            return False
+        engine = self.table.state.engine
+        if engine is not None:
+            bets = [e for e in engine.legal_events() if not isinstance(e, ThrowEvent)
+                    and e.type != "rethrow"]
+            if bets and self.rng.random() < 0.5:
+                bet = self.rng.choice(bets)
+                self._call(self.table.record("event", "sim", {"event": bet.to_json()}))
+                return False
+        self.stop.wait(self.config.sim.pace)
+        return not self.stop.is_set()
+
+    def _render_throw(self) -> Path:
+        """One throw's frames, rendered into the simulated camera's folder."""
+        from vision.scenes.dice import render_throw
+
+        count = self._dice_wanted() or 2
+        self.throws += 1
+        scenes = render_throw(np.random.default_rng([self.config.sim.seed, self.throws]),
+                              count=count, cocked=SIM_COCKED)
+        shutil.rmtree(self.sim_folder, ignore_errors=True)
+        self.sim_folder.mkdir(parents=True)
+        for number, scene in enumerate(scenes):
+            cv2.imwrite(str(self.sim_folder / f"frame_{number:03d}.png"), scene.image)
+        return self.sim_folder
+
+
+async def _view(table: Table) -> JSON:
+    return table.view()
