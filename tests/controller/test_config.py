@@ -46,6 +46,12 @@ def test_no_file_means_the_simulated_lane_on_loopback() -> None:
     ('[scoreboard]\nkind = "hub75"\n', "scoreboard.kind", 2),
     ('[table]\noperator_pin = 1234\n', "table.operator_pin", 2),
     ('[lights]\non = true\n', "lights", 1),
+    ('[camera]\nsource = ""\n', "camera.source", 2),
+    ('[camera]\nbed = [0, 0, 640]\n', "camera.bed", 2),
+    ('[camera]\n\nthreshold = 0.3\n', "camera.threshold", 3),
+    ('[camera]\nagree = 0\n', "camera.agree", 2),
+    ('[camera]\nwidth = 10\n', "camera.width", 2),
+    ('[camera]\nzoom = 2\n', "camera.zoom", 2),
     ('[lane]\nbackend = "node"\n', "lane.backend", 2),
     ('[lane]\nnode_port = " /dev/ttyACM0"\n', "lane.node_port", 2),
     ('[lane]\nbackend = "node"\nnode_port = "/dev/ttyACM0"\nfoul_line_port = "/dev/ttyACM0"\n',
@@ -85,3 +91,12 @@ def test_node_lane_config(tmp_path: Path) -> None:
     lane = load_config(path).lane
     assert (lane.backend, lane.node_port, lane.foul_line_port) == (
         "node", "/dev/serial/by-id/usb-pindeck", "/dev/serial/by-id/usb-foulline")
+
+
+def test_a_dice_table_reads_its_camera(tmp_path: Path) -> None:
+    path = tmp_path / "dice.toml"
+    path.write_text('[table]\ngame = "craps-bank"\n[camera]\nsource = "device:1"\n'
+                    'bed = [10, 20, 600, 440]\nthreshold = 0.95\n')
+    camera = load_config(path).camera
+    assert (camera.source, camera.bed, camera.threshold) == ("device:1", (10, 20, 600, 440),
+                                                             0.95)
