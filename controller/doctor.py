@@ -20,6 +20,7 @@ from drivers.wire.link import NodeLink
 from drivers.wire.messages import node_type_name
 from drivers.wire.simnode import SimNode
 from engine.core import JSON
+from engine.registry import get_game
 
 NODE_READY_TIMEOUT = 2.0
 SERIAL_PATTERNS = ("/dev/serial/by-id/*", "/dev/ttyACM*", "/dev/ttyUSB*")
@@ -151,9 +152,33 @@ def serial_ports() -> list[str]:
     return found
 
 
+def check_camera(config: Config) -> Check:
+    """Open the dice table's camera, take one frame, and load the dice recogniser."""
+    from vision.camera import open_camera
+    from vision.core import VisionError
+    from vision.dice import DiceReader
+
+    camera = config.camera
+    try:
+        DiceReader(bed=camera.bed, threshold=camera.threshold)
+    except VisionError as error:
+        return Check("camera", camera.source, False, f"the dice recogniser: {error}")
+    if camera.source == "sim":
+        return Check("camera", "sim", True, "the simulated table (rendered throws)")
+    try:
+        with open_camera(camera.source, size=(camera.width, camera.height)) as device:
+            _, frame = device.read()
+    except VisionError as error:
+        return Check("camera", camera.source, False, str(error))
+    height, width = frame.shape[:2]
+    return Check("camera", camera.source, True, f"a {width}x{height} frame from {device.name}")
+
+
 def diagnose(config: Config) -> list[Check]:
     """Every device the config names, checked in turn."""
-    if config.lane.backend in ("node", "sim-firmware"):
+    if get_game(config.game).family == "dice":
+        checks = [check_camera(config)]
+    elif config.lane.backend in ("node", "sim-firmware"):
         checks = check_nodes(config)
     else:
         checks = check_gpio_lane(config)

@@ -72,3 +72,29 @@ def test_a_missing_node_port_is_named(tmp_path: Path) -> None:
     silent = [x for x in done.stdout.splitlines() if x.startswith("SILENT")]
     assert any("pin deck node" in x and str(port) in x and "is not there" in x for x in silent)
     assert any("foul line node" in x for x in silent)
+
+
+def test_a_dice_tables_camera_is_opened_and_read(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "frame_000.png"), np.full((480, 640, 3), 60, dtype=np.uint8))
+    config = tmp_path / "dice.toml"
+    config.write_text(f'[table]\ngame = "craps-bank"\n[camera]\nsource = "{frames}"\n'
+                      '[scoreboard]\nkind = "none"\n')
+    done = doctor("--config", str(config), "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    camera = next(c for c in json.loads(done.stdout) if c["device"] == "camera")
+    assert camera["ok"] and "a 640x480 frame" in camera["detail"]
+
+
+def test_a_missing_camera_is_named_with_its_reason(tmp_path: Path) -> None:
+    config = tmp_path / "dice.toml"
+    config.write_text('[table]\ngame = "craps-bank"\n[camera]\nsource = "device:63"\n'
+                      '[scoreboard]\nkind = "none"\n')
+    done = doctor("--config", str(config))
+    assert done.returncode == 1
+    line = next(x for x in done.stdout.splitlines() if "camera" in x)
+    assert line.startswith("SILENT") and "device:63" in line and "cannot be opened" in line
