@@ -180,9 +180,8 @@ def _dice_audit(args: argparse.Namespace) -> int:
 
 
 def _vision_eval(args: argparse.Namespace) -> int:
-    from vision.evaluate import evaluate
-
     from vision.dice import DiceReader
+    from vision.evaluate import evaluate
 
     progress = _progress_bar if sys.stderr.isatty() else None
     print(json.dumps(evaluate(DiceReader(), args.folder, args.kind, progress=progress),
