@@ -11,22 +11,12 @@ with, and the pool to its winner.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
-from engine.dice.parlour import (
-    TurnGame,
-    TurnRules,
-    TurnState,
-    TurnThrow,
-    dice_sets,
-    parse_turn_throw,
-)
-from engine.errors import IllegalEventError
+from engine.dice.core import HouseRules
+from engine.dice.turns import TurnGame, TurnState, TurnThrow
 
-DICE = 2
 COUNTERS = 2
 LAST_THROWS = 3
 
@@ -42,7 +32,7 @@ LAWS = (ACE, SIX, TURNS, LAST)
 
 
 @dataclass(frozen=True, slots=True)
-class AceInThePotRules(TurnRules):
+class AceInThePotRules(HouseRules):
     """Ace in the Pot has no house rules: the book ends it when the pool is won."""
 
 
@@ -50,6 +40,7 @@ class AceInThePotState(TurnState):
     """Counters go to the pot or to the left until one is out, then the last-counter throws."""
 
     rules: AceInThePotRules
+    DICE = 2
 
     def start(self) -> None:
         self.held = dict.fromkeys(self.players, COUNTERS)
@@ -69,16 +60,8 @@ class AceInThePotState(TurnState):
     def _left_of(self, seat: int) -> int:
         return (seat + 1) % len(self.players)
 
-    def parse(self, kind: str, data: Mapping[str, Any]) -> Event:
-        return parse_turn_throw(data, DICE, self.game.name, self.players)
-
-    def check(self, event: Event) -> None:
-        if not isinstance(event, TurnThrow):
-            raise IllegalEventError(f"{event!r}: {self.where()}")
-
     def play(self, event: Event) -> list[Ruling]:
         assert isinstance(event, TurnThrow)
-        self.last = event.dice
         if self.last_throws is not None:
             return self._last_counter(event.dice)
         who = self.thrower
@@ -135,9 +118,6 @@ class AceInThePotState(TurnState):
         return [Ruling("pool", who, won, f"Three throws without a 6: {who} takes the pool of "
                        f"{won}.", LAST),
                 self.finish([who], LAST, "Three casts without a 6")]
-
-    def choices(self) -> list[Event]:
-        return [TurnThrow(dice) for dice in dice_sets(DICE)]
 
     def awaits(self) -> tuple[Awaiting, ...]:
         if self.last_throws is None:

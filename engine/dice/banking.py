@@ -15,38 +15,31 @@ Events (the transcript vocabulary of docs/dice/banking.md):
 
 from __future__ import annotations
 
-import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, ClassVar, Self, cast
+from typing import Any, ClassVar
 
-from engine.core import (
-    JSON,
-    Awaiting,
-    Event,
-    Game,
-    LawRef,
-    Operation,
-    Outcome,
-    Ruling,
-    State,
-    check_players,
-    hoyle_law,
-)
-from engine.dice import laws
+from engine.core import JSON, Awaiting, Event, LawRef, Operation, Outcome, Ruling, hoyle_law
 from engine.dice.core import (
-    RETHROW_REASONS,
+    DiceGame,
+    DiceState,
+    HouseRules,
+    Option,
     RethrowEvent,
     ThrowEvent,
+    best_off,
+    either,
     odds_text,
+    parse_player,
     parse_rethrow,
     parse_throw,
     throws,
+    whole,
 )
 from engine.dice.craps import MAX_ROUNDS, MAX_STAKE, SAMPLE_STAKES
-from engine.errors import BadOptionError, IllegalEventError
+from engine.errors import IllegalEventError
 
 #: The most throws a fixed-bank session may be set to last.
 MAX_THROWS = 100
@@ -62,41 +55,6 @@ PASSE_DIX_BANK = hoyle_law(
     10328, 10330, "Passe-Dix: the banker holds the box while he wins, then it passes left")
 PASSE_DIX_BETS = hoyle_law(
     10332, 10334, "Passe-Dix: bets that he cannot throw 10 or more; 10 is his percentage")
-
-
-# -- named house-rule options ----------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class Option:
-    """One named house rule: its name, the values it takes (as a message reads them)."""
-
-    name: str
-    values: str
-    check: Callable[[Any], bool]
-
-
-def whole(low: int, high: int) -> Callable[[Any], bool]:
-    """A check that passes whole numbers `low`-`high` (not booleans)."""
-    return lambda value: (not isinstance(value, bool) and isinstance(value, int)
-                          and low <= value <= high)
-
-
-def one_of(*choices: str) -> Callable[[Any], bool]:
-    return lambda value: value in choices
-
-
-def checked_options(game_id: str, given: Mapping[str, Any],
-                    known: Sequence[Option]) -> dict[str, Any]:
-    """`given` if every name is a known option with a value it takes; else BadOptionError."""
-    by_name = {option.name: option for option in known}
-    for name, value in given.items():
-        option = by_name.get(name)
-        if option is None:
-            raise BadOptionError(f"{game_id}: no option {name!r}; its options are "
-                                 f"{', '.join(by_name)}")
-        if not option.check(value):
-            raise BadOptionError(f"{game_id}: {name} must be {option.values}, not {value!r}")
-    return dict(given)
 
 
 # -- the layout: what a variant decides ------------------------------------------------
@@ -121,7 +79,7 @@ class Coup:
     banker_loses: bool = False
 
 
-class Layout(ABC):
+class Layout(HouseRules, ABC):
     """A banking dice game's rules: the variant, with its named options as fields."""
 
     __slots__ = ()
@@ -132,14 +90,6 @@ class Layout(ABC):
     rotating: ClassVar[bool]
     #: The law the session's end cites (the book sets no end; an option does).
     end_law: ClassVar[LawRef]
-
-    @abstractmethod
-    def known_options(self) -> tuple[Option, ...]:
-        """The named house rules this game takes."""
-
-    @abstractmethod
-    def options(self) -> JSON:
-        """The house rules in force, as a setup line gives them."""
 
     @abstractmethod
     def session_over(self, coups: int, banks_lost: int, players: int) -> bool:
@@ -172,13 +122,6 @@ class Layout(ABC):
     @abstractmethod
     def own_laws(self) -> tuple[LawRef, ...]:
         """Every law of the game's own passage that a ruling can cite."""
-
-    def with_options(self, options: Mapping[str, Any], game_id: str) -> Self:
-        """This variant with the named house rules set; unknown or bad options raise."""
-        changes = checked_options(game_id, options, self.known_options())
-        # Every concrete layout is a frozen dataclass; the ABC itself cannot say so to mypy.
-        replaced: Self = dataclasses.replace(cast(Any, self), **changes)
-        return replaced
 
     def spots(self) -> list[tuple[str, int | None]]:
         """Every place on the layout a bet can go."""
@@ -236,11 +179,7 @@ class UnderOverRules(Layout):
     throws: int = 10
 
     def known_options(self) -> tuple[Option, ...]:
-        return (Option("seven_pays", '"3-to-1" or "2-to-1"', one_of("3-to-1", "2-to-1")),
-                Option("throws", f"a whole number 1-{MAX_THROWS}", whole(1, MAX_THROWS)))
-
-    def options(self) -> JSON:
-        return {"seven_pays": self.seven_pays, "throws": self.throws}
+        return either("seven_pays", "3-to-1", "2-to-1"), whole("throws", 1, MAX_THROWS)
 
     @property
     def seven_net(self) -> int:
@@ -305,11 +244,7 @@ class PasseDixRules(Layout):
     rounds: int = 1
 
     def known_options(self) -> tuple[Option, ...]:
-        return (Option("ten", '"banker" or "players"', one_of("banker", "players")),
-                Option("rounds", f"a whole number 1-{MAX_ROUNDS}", whole(1, MAX_ROUNDS)))
-
-    def options(self) -> JSON:
-        return {"ten": self.ten, "rounds": self.rounds}
+        return either("ten", "banker", "players"), whole("rounds", 1, MAX_ROUNDS)
 
     def session_over(self, coups: int, banks_lost: int, players: int) -> bool:
         return banks_lost >= players * self.rounds
@@ -387,7 +322,6 @@ class Stake:
 class BankTable:
     """Everything a replay rebuilds: the banker, the stakes down, the winnings so far."""
 
-    players: list[str]
     banker: int = 0
     coups: int = 0
     banks_lost: int = 0
@@ -397,21 +331,30 @@ class BankTable:
     over: bool = False
 
 
-class BankState(State):
+class BankState(DiceState):
     """A session at a banking dice table: bets, then the banker's throw settles them all."""
 
     game: BankGame
+    rules: Layout
 
     def __init__(self, game: BankGame, rules: Layout, players: Sequence[str]) -> None:
         self.game = game
         self.rules = rules
-        self.table = BankTable(list(players), net={name: 0 for name in players})
+        self.players = list(players)
+        self.table = BankTable(net={name: 0 for name in players})
         self.history: list[Event] = []
         self.rethrow_allowed = False
 
     @property
     def banker(self) -> str:
-        return self.table.players[self.table.banker]
+        return self.players[self.table.banker]
+
+    @property
+    def thrower(self) -> str:
+        return self.banker
+
+    def thrown_again(self) -> str:
+        return "the dice are thrown again and every bet stands"
 
     def where(self) -> str:
         if self.table.over:
@@ -427,10 +370,8 @@ class BankState(State):
         if kind != "bet":
             raise IllegalEventError(f"{self.game.name} has no {kind!r} event; it has bet, "
                                     "throw and rethrow")
-        player, on, amount = data.get("player"), data.get("on"), data.get("amount")
-        if player not in self.table.net:
-            raise IllegalEventError(f"bet: unknown player {player!r}; the players are "
-                                    f"{', '.join(self.table.players)}")
+        player = parse_player(data, self.players, "bet")
+        on, amount = data.get("on"), data.get("amount")
         if on not in self.rules.bets:
             raise IllegalEventError(f"bet: {self.game.name} takes bets on "
                                     f"{', '.join(self.rules.bets)}, not {on!r}")
@@ -450,9 +391,7 @@ class BankState(State):
 
     def verify(self, event: Event) -> None:
         if isinstance(event, RethrowEvent):
-            if not self.rethrow_allowed:
-                raise IllegalEventError(f"rethrow ({event.reason}): no throw to void; "
-                                        f"{self.where()}")
+            self.verify_rethrow(event)
             return
         if self.table.over:
             raise IllegalEventError(f"{event.type}: the game is over")
@@ -470,7 +409,7 @@ class BankState(State):
     def apply(self, event: Event) -> Operation:
         self.verify(event)
         if isinstance(event, RethrowEvent):
-            return self._rethrow(event)
+            return self.void_last(event)
         self.history.append(event)
         if isinstance(event, LayoutBetEvent):
             self.rethrow_allowed = False
@@ -507,11 +446,11 @@ class BankState(State):
         table.stakes = []
         if coup.banker_loses:
             table.banks_lost += 1
-        if self.rules.session_over(table.coups, table.banks_lost, len(table.players)):
+        if self.rules.session_over(table.coups, table.banks_lost, len(self.players)):
             table.over = True
             rulings.append(self._winner_ruling())
         elif self.rules.rotating and coup.banker_loses:
-            table.banker = (table.banker + 1) % len(table.players)
+            table.banker = (table.banker + 1) % len(self.players)
             rulings.append(Ruling("bank-passes", self.banker, None,
                                   f"The banker has lost a coup: the dice box passes to "
                                   f"{self.banker}.", self.rules.end_law))
@@ -530,24 +469,12 @@ class BankState(State):
         return Ruling("winner", ", ".join(outcome.winners), best,
                       f"{ended}{names} {verb} best off, at {best:+d}.", self.rules.end_law)
 
-    def _rethrow(self, event: RethrowEvent) -> Operation:
-        fresh = self.game.replay(self.rules, self.table.players, self.history[:-1])
-        self.table = fresh.table
-        self.history = fresh.history
-        self.rethrow_allowed = False
-        return Operation(event, (Ruling(
-            "rethrow", self.banker, None,
-            f"The last throw is void ({event.reason}): no throw; the dice are thrown again "
-            "and every bet stands.", RETHROW_REASONS[event.reason]),))
-
     def legal_events(self) -> list[Event]:
-        events: list[Event] = []
-        if self.rethrow_allowed:
-            events.extend(RethrowEvent(reason) for reason in RETHROW_REASONS)
+        events = self.rethrows()
         if self.table.over:
             return events
         events.extend(ThrowEvent(dice) for dice in throws(self.rules.dice))
-        for player in self.table.players:
+        for player in self.players:
             if player == self.banker:
                 continue
             for on, number in self.rules.spots():
@@ -560,68 +487,41 @@ class BankState(State):
             return ()
         found = [Awaiting("throw", "sensor", self.banker,
                           f"the banker's throw of {self.rules.dice} dice")]
-        if len(self.table.players) > 1:
+        if len(self.players) > 1:
             found.append(Awaiting("bet", "player", None, "bets on the layout, before the throw"))
         return tuple(found)
 
     def outcome(self) -> Outcome | None:
-        if not self.table.over:
-            return None
-        scores = dict(self.table.net)
-        best = max(scores.values())
-        return Outcome(scores, tuple(n for n, v in scores.items() if v == best))
+        return best_off(self.table.net) if self.table.over else None
 
     def snapshot(self) -> JSON:
         table = self.table
         outcome = self.outcome()
         return {
             "id": self.game.id, "family": self.game.family, "name": self.game.name,
-            "players": list(table.players), "options": self.rules.options(),
+            "players": list(self.players), "options": self.rules.options(),
             # The banker throws the dice himself, so he is also the caster.
             "banker": None if table.over else self.banker,
             "caster": None if table.over else self.banker, "throws": table.coups,
             "last_throw": list(table.last) if table.last else None,
             "bets": [{"player": s.player, "on": s.on, "number": s.number, "amount": s.amount}
                      for s in table.stakes],
-            "sheet": [{"player": name, "total": table.net[name]} for name in table.players],
+            "sheet": [{"player": name, "total": table.net[name]} for name in self.players],
             "over": table.over,
             "winners": list(outcome.winners) if outcome else [],
         }
 
-    def save(self) -> JSON:
-        return {"players": list(self.table.players), "options": self.rules.options(),
-                "events": [e.to_json() for e in self.history],
-                "rethrow_allowed": self.rethrow_allowed}
 
-
-class BankGame(Game):
+class BankGame(DiceGame[BankState]):
     """A banking dice game of the book; its `rules` layout is the variant."""
-
-    family = "dice"
 
     rules: Layout
 
-    def new_state(self, players: Sequence[str],
-                  options: Mapping[str, Any] | None = None) -> BankState:
-        rules = self.rules.with_options(options or {}, self.id)
-        return BankState(self, rules, check_players(players, "at one table"))
+    def start(self, rules: Layout, players: Sequence[str]) -> BankState:
+        return BankState(self, rules, players)
 
-    def replay(self, rules: Layout, players: Sequence[str],
-               events: Sequence[Event]) -> BankState:
-        state = BankState(self, rules, players)
-        for event in events:
-            state.apply(event)
-        return state
-
-    def load(self, saved: Mapping[str, Any]) -> BankState:
-        state = self.new_state(saved["players"], saved["options"])
-        for data in saved["events"]:
-            state.apply(state.parse_event(data))
-        state.rethrow_allowed = bool(saved["rethrow_allowed"])
-        return state
-
-    def laws(self) -> tuple[LawRef, ...]:
-        return (laws.COCKED, laws.OFF_TABLE, *self.rules.own_laws())
+    def own_laws(self) -> tuple[LawRef, ...]:
+        return self.rules.own_laws()
 
 
 GAMES = (

@@ -17,20 +17,11 @@ Scores are points: runs (in the diamond game, the runs of the player's side).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
 
 from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
-from engine.dice.parlour import (
-    TurnGame,
-    TurnRules,
-    TurnState,
-    TurnThrow,
-    dice_sets,
-    parse_turn_throw,
-)
-from engine.errors import IllegalEventError
+from engine.dice.core import HouseRules, Option, either, whole
+from engine.dice.turns import TurnGame, TurnState, TurnThrow
 
 OUTS = 9
 SIDE_OUT = 3
@@ -56,19 +47,22 @@ DIAMOND_LAWS = (HITS, PUSHED, SIX_OUT, FLY_BALL)
 # -- the simple way ----------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
-class AcesRules(TurnRules):
+class AcesRules(HouseRules):
     """`nine_outs`: whether each player is out nine times, or nine outs in all end it."""
 
-    CHOICES: ClassVar[Mapping[str, tuple[object, ...]]] = {"nine_outs": ("each", "in-all")}
     # "Nine times out ends the game" (line 10196) does not say whose outs; nine each gives
     # every player the same nine innings, as at base ball, where nine in all would not.
     nine_outs: str = "each"
+
+    def known_options(self) -> tuple[Option, ...]:
+        return (either("nine_outs", "each", "in-all"),)
 
 
 class AcesState(TurnState):
     """Each player throws till he is out, then the next; nine outs each end the game."""
 
     rules: AcesRules
+    DICE = 3
 
     def start(self) -> None:
         self.runs = dict.fromkeys(self.players, 0)
@@ -79,16 +73,8 @@ class AcesState(TurnState):
     def thrower(self) -> str:
         return self.players[self.seat]
 
-    def parse(self, kind: str, data: Mapping[str, Any]) -> Event:
-        return parse_turn_throw(data, 3, self.game.name, self.players)
-
-    def check(self, event: Event) -> None:
-        if not isinstance(event, TurnThrow):
-            raise IllegalEventError(f"{event!r}: {self.where()}")
-
     def play(self, event: Event) -> list[Ruling]:
         assert isinstance(event, TurnThrow)
-        self.last = event.dice
         who = self.thrower
         aces = event.dice.count(1)
         if aces:
@@ -112,9 +98,6 @@ class AcesState(TurnState):
             self.seat = (self.seat + 1) % len(self.players)
         return rulings
 
-    def choices(self) -> list[Event]:
-        return [TurnThrow(dice) for dice in dice_sets(3)]
-
     def awaits(self) -> tuple[Awaiting, ...]:
         return (Awaiting("throw", "sensor", self.thrower, "three dice"),)
 
@@ -128,14 +111,9 @@ class AcesState(TurnState):
 # -- the diamond -------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
-class DiamondRules(TurnRules):
+class DiamondRules(HouseRules):
     """The book sets no number of innings, how far a hit moves the men, or one case of 5."""
 
-    CHOICES: ClassVar[Mapping[str, tuple[object, ...]]] = {
-        "innings": tuple(range(1, MAX_INNINGS + 1)),
-        "runners": ("pushed", "advance"),
-        "lone_third": ("safe", "out"),
-    }
     # Nine innings, as at base ball; the book says only that three out retire the side.
     innings: int = 9
     # "Pushed round" (line 10208): the striker pushes each man ahead of him along, so a man
@@ -146,6 +124,10 @@ class DiamondRules(TurnRules):
     # or "if there is only one man on bases, he is out" (line 10215).
     lone_third: str = "safe"
 
+    def known_options(self) -> tuple[Option, ...]:
+        return (whole("innings", 1, MAX_INNINGS), either("runners", "pushed", "advance"),
+                either("lone_third", "safe", "out"))
+
 
 HIT_NAMES = {1: "a single", 2: "a double", 3: "a triple", 4: "a home run"}
 BASE_NAMES = ("first", "second", "third")
@@ -155,6 +137,7 @@ class DiamondState(TurnState):
     """Two sides (players dealt alternately) bat in turn; three out retire a side."""
 
     rules: DiamondRules
+    DICE = 1
 
     def start(self) -> None:
         count = min(2, len(self.players))
@@ -175,16 +158,8 @@ class DiamondState(TurnState):
     def side_of(self, player: str) -> int:
         return next(i for i, side in enumerate(self.sides) if player in side)
 
-    def parse(self, kind: str, data: Mapping[str, Any]) -> Event:
-        return parse_turn_throw(data, 1, self.game.name, self.players)
-
-    def check(self, event: Event) -> None:
-        if not isinstance(event, TurnThrow):
-            raise IllegalEventError(f"{event!r}: {self.where()}")
-
     def play(self, event: Event) -> list[Ruling]:
         assert isinstance(event, TurnThrow)
-        self.last = event.dice
         who = self.thrower
         face = event.dice[0]
         self.up[self.batting] += 1
@@ -278,9 +253,6 @@ class DiamondState(TurnState):
             rulings.append(self.finish(winners, PUSHED,
                                        f"{self.rules.innings} inning{plural} played"))
         return rulings
-
-    def choices(self) -> list[Event]:
-        return [TurnThrow(dice) for dice in dice_sets(1)]
 
     def awaits(self) -> tuple[Awaiting, ...]:
         return (Awaiting("throw", "sensor", self.thrower,

@@ -22,19 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from engine.core import JSON, Awaiting, Event, LawRef, Ruling, hoyle_law
-from engine.dice.core import ThrowEvent, parse_throw
-from engine.dice.turn_games import (
-    ORDINALS,
-    TIES,
-    Hand,
-    TurnsGame,
-    TurnsRules,
-    TurnsState,
-    distinct_throws,
-)
+from engine.dice.core import Option, ThrowEvent, distinct_throws, one_of, parse_throw
+from engine.dice.turns import ORDINALS, Hand, HandRules, HandState, TurnGame
 from engine.errors import IllegalEventError
 
 GTB_POOL = hoyle_law(10280, 10281, "Going to Boston: a pool; each player three throws with "
@@ -77,17 +69,17 @@ LAWS = {
 
 
 @dataclass(frozen=True, slots=True)
-class BostonRules(TurnsRules):
+class BostonRules(HandRules):
     """One variant: how the three dice score; `set_aside` only matters at Round the Spot."""
 
     scoring: str = "add"
     set_aside: str = "count"
 
-    def choices(self) -> dict[str, Sequence[object]]:
-        found: dict[str, Sequence[object]] = {"ties": TIES}
+    def known_options(self) -> tuple[Option, ...]:
+        ties = HandRules.known_options(self)
         if self.scoring == "round-the-spot":
-            found["set_aside"] = SET_ASIDE
-        return found
+            return (*ties, one_of("set_aside", *SET_ASIDE))
+        return ties
 
     def count(self, face: int) -> int:
         """What one die counts towards the score."""
@@ -110,10 +102,9 @@ MULTIPLICATION = BostonRules(scoring="multiply")
 ROUND_THE_SPOT_RULES = BostonRules(scoring="round-the-spot")
 
 
-class BostonState(TurnsState):
+class BostonState(HandState):
     """Each player's three throws in turn; the best score takes the pool."""
 
-    game: BostonGame
     rules: BostonRules
 
     def new_turn(self) -> None:
@@ -131,15 +122,15 @@ class BostonState(TurnsState):
         return f"{ORDINALS[len(self.kept)]} throw, {self.to_throw} " \
                f"di{'ce' if self.to_throw > 1 else 'e'}"
 
-    def parse_turn_event(self, data: Mapping[str, Any]) -> Event:
+    def parse(self, kind: str, data: Mapping[str, Any]) -> Event:
         dice = data.get("dice")
-        if isinstance(dice, list) and len(dice) != self.to_throw and not self.seats.over:
+        if isinstance(dice, list) and len(dice) != self.to_throw and not self.over:
             aside = f" ({', '.join(map(str, self.kept))} set aside)" if self.kept else ""
             raise IllegalEventError(f"throw: {self.thrower}'s {self.turn_where()}{aside}; "
                                     f"got {len(dice)} dice ({dice})")
         return parse_throw(data, self.to_throw, self.game.name)
 
-    def verify_turn(self, event: Event) -> None:
+    def check(self, event: Event) -> None:
         if not isinstance(event, ThrowEvent):
             raise IllegalEventError(f"{self.game.name} cannot apply {event!r}")
         if len(event.dice) != self.to_throw:
@@ -176,11 +167,11 @@ class BostonState(TurnsState):
         hand = Hand((first, second, last), score, (score,), f"{score} ({first}-{second}-{last})")
         return [Ruling("score", who, score, text, self.laws.score)], hand
 
-    def turn_events(self) -> list[Event]:
+    def choices(self) -> list[Event]:
         return [ThrowEvent(dice) for dice in distinct_throws(self.to_throw)]
 
-    def turn_awaiting(self) -> list[Awaiting]:
-        return [Awaiting("throw", "sensor", self.thrower, self.turn_where())]
+    def awaits(self) -> tuple[Awaiting, ...]:
+        return (Awaiting("throw", "sensor", self.thrower, self.turn_where()),)
 
     def turn_snapshot(self) -> JSON:
         return {"throw": len(self.kept) + 1, "dice": self.to_throw, "set_aside": list(self.kept)}
@@ -194,20 +185,16 @@ class BostonState(TurnsState):
         return ("takes the pool" if len(winners) == 1 else "the pool is divided"), best
 
 
-class BostonGame(TurnsGame):
+def game(id: str, name: str, rules: BostonRules, aliases: tuple[str, ...] = ()) -> TurnGame:
     """Going to Boston or one of its variants; `rules.scoring` is the variant."""
-
-    state_class: ClassVar[type[TurnsState]] = BostonState
-    rules: BostonRules
-
-    def own_laws(self) -> tuple[LawRef, ...]:
-        laws = LAWS[self.rules.scoring]
-        return tuple(dict.fromkeys((laws.pool, laws.set_aside, laws.score)))
+    laws = LAWS[rules.scoring]
+    cited = tuple(dict.fromkeys((laws.pool, laws.set_aside, laws.score)))
+    return TurnGame(id, name, rules, BostonState, cited, aliases)
 
 
 GAMES = (
-    BostonGame("going-to-boston", "Going to Boston, or Newmarket, or Yankee Grab",
-               GOING_TO_BOSTON, aliases=("yankee-grab", "newmarket-dice")),
-    BostonGame("multiplication", "Multiplication", MULTIPLICATION),
-    BostonGame("round-the-spot", "Round the Spot", ROUND_THE_SPOT_RULES),
+    game("going-to-boston", "Going to Boston, or Newmarket, or Yankee Grab", GOING_TO_BOSTON,
+         aliases=("yankee-grab", "newmarket-dice")),
+    game("multiplication", "Multiplication", MULTIPLICATION),
+    game("round-the-spot", "Round the Spot", ROUND_THE_SPOT_RULES),
 )

@@ -24,15 +24,8 @@ from itertools import combinations
 from typing import Any, ClassVar
 
 from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
-from engine.dice.parlour import (
-    TurnGame,
-    TurnRules,
-    TurnState,
-    TurnThrow,
-    dice_sets,
-    parse_player,
-    parse_turn_throw,
-)
+from engine.dice.core import HouseRules, Option, distinct_throws, either, parse_player
+from engine.dice.turns import TurnGame, TurnState, TurnThrow, parse_turn_throw
 from engine.errors import IllegalEventError
 
 DICE = 3
@@ -56,14 +49,16 @@ def makes(dice: Sequence[int]) -> frozenset[int]:
 
 
 @dataclass(frozen=True, slots=True)
-class CentennialRules(TurnRules):
+class CentennialRules(HouseRules):
     """`ace_runs_on`: whether the throw that brings the ace goes on to make 2, 3 and so on."""
 
-    CHOICES: ClassVar[Mapping[str, tuple[object, ...]]] = {"ace_runs_on": (True, False)}
     # "As soon as an ace is thrown, the player puts his marker on 1. After that, the dice
     # may be taken in any combination" (lines 10243-10245): read as the rest of the same
     # throw, since one throw may make several figures; False waits for the next throw.
     ace_runs_on: bool = True
+
+    def known_options(self) -> tuple[Option, ...]:
+        return (either("ace_runs_on", True, False),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +169,6 @@ class CentennialState(TurnState):
         if isinstance(event, ClaimEvent):
             return self._claim(event.player)
         assert isinstance(event, CallEvent)
-        self.last = event.dice
         who = self.thrower
         made = self.made[who]
         can = self.reach(made, event.dice)
@@ -221,7 +215,7 @@ class CentennialState(TurnState):
     def choices(self) -> list[Event]:
         made = self.made[self.thrower]
         events: list[Event] = []
-        for dice in dice_sets(DICE):
+        for dice in distinct_throws(DICE):
             events.append(CallEvent(dice))
             can = self.reach(made, dice)
             if can:

@@ -24,17 +24,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from engine.core import JSON, LawRef, hoyle_law
-from engine.dice.banking import (
-    MAX_THROWS,
-    BankGame,
-    Coup,
-    Layout,
-    Option,
-    Settlement,
-    one_of,
-    whole,
-)
+from engine.core import LawRef, hoyle_law
+from engine.dice.banking import MAX_THROWS, BankGame, Coup, Layout, Settlement
+from engine.dice.core import Option, either, whole
 
 LAYOUT = hoyle_law(9512, 9515, "Chuck Luck: three dice thrown on a layout of chances and odds")
 TOTALS_ROW = hoyle_law(9523, 9524, "Chuck Luck: the totals and what each pays (garbled scan)")
@@ -79,11 +71,7 @@ class ChuckLuckRules(Layout):
     throws: int = 10
 
     def known_options(self) -> tuple[Option, ...]:
-        return (Option("layout_odds", '"to-1" or "for-1"', one_of("to-1", "for-1")),
-                Option("throws", f"a whole number 1-{MAX_THROWS}", whole(1, MAX_THROWS)))
-
-    def options(self) -> JSON:
-        return {"layout_odds": self.layout_odds, "throws": self.throws}
+        return either("layout_odds", "to-1", "for-1"), whole("throws", 1, MAX_THROWS)
 
     def session_over(self, coups: int, banks_lost: int, players: int) -> bool:
         return coups >= self.throws

@@ -1,21 +1,34 @@
-"""What every dice game shares: the throw, the rethrow of a foul throw, exact chances.
+"""What every dice game shares: the throw, the rethrow of a foul throw, house rules, odds.
 
 A throw is told to the engine as the faces uppermost once the dice rest flat; a die
 that came to rest cocked or left the table is reported as a rethrow, which voids the
 throw before it (backgammon laws 5 and 6, which the catalogue applies to all dice).
+Every dice game keeps the log of its events, so a save and a rethrow both replay it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import dataclasses
+from abc import abstractmethod
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import product
-from typing import Any, ClassVar
+from itertools import combinations_with_replacement, product
+from typing import Any, ClassVar, Generic, Self, TypeVar, cast
 
-from engine.core import JSON, Event, LawRef
+from engine.core import (
+    JSON,
+    Event,
+    Game,
+    LawRef,
+    Operation,
+    Outcome,
+    Ruling,
+    State,
+    check_players,
+)
 from engine.dice import laws
-from engine.errors import IllegalEventError
+from engine.errors import BadOptionError, IllegalEventError
 
 FACES = (1, 2, 3, 4, 5, 6)
 #: Why a throw is void, and the law that makes it so.
@@ -62,6 +75,29 @@ def parse_throw(data: Mapping[str, Any], count: int, game: str) -> ThrowEvent:
     return ThrowEvent(tuple(dice))
 
 
+@dataclass(frozen=True, slots=True)
+class StandEvent(Event):
+    """The thrower stops with what he has: his turn is over."""
+
+    type: ClassVar[str] = "stand"
+    player: str
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "player": self.player}
+
+
+def parse_player(data: Mapping[str, Any], players: Sequence[str], kind: str,
+                 required: bool = True) -> str | None:
+    """The event's `player`, which must be one of the players (or absent if not required)."""
+    player = data.get("player")
+    if player is None and not required:
+        return None
+    if player not in players:
+        raise IllegalEventError(f"{kind}: unknown player {player!r}; the players are "
+                                f"{', '.join(players)}")
+    return str(player)
+
+
 def parse_rethrow(data: Mapping[str, Any]) -> RethrowEvent:
     reason = data.get("reason")
     if reason not in RETHROW_REASONS:
@@ -73,6 +109,11 @@ def parse_rethrow(data: Mapping[str, Any]) -> RethrowEvent:
 def throws(count: int) -> Iterator[tuple[int, ...]]:
     """Every way `count` distinguishable dice can fall, each equally likely with fair dice."""
     return product(FACES, repeat=count)
+
+
+def distinct_throws(count: int) -> list[tuple[int, ...]]:
+    """Each set of faces `count` dice can show, once (the order they are read in rules nothing)."""
+    return list(combinations_with_replacement(FACES, count))
 
 
 def chance(test: Callable[[tuple[int, ...]], bool], count: int = 2) -> Fraction:
@@ -97,3 +138,180 @@ def odds_against(probability: Fraction) -> tuple[int, int]:
 def odds_text(probability: Fraction) -> str:
     against, for_ = odds_against(probability)
     return f"{against} to {for_}"
+
+
+def best_off(net: Mapping[str, int]) -> Outcome:
+    """The end of a session played for money: whoever is best off wins."""
+    best = max(net.values())
+    return Outcome(dict(net), tuple(name for name, value in net.items() if value == best))
+
+
+def names(players: Sequence[str]) -> str:
+    """Names in a sentence: "Ann", "Ann and Bob", "Ann, Bob and Cy"."""
+    if len(players) <= 2:
+        return " and ".join(players)
+    return ", ".join(players[:-1]) + " and " + players[-1]
+
+
+# -- named house rules -------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One named house rule: its name, the values it takes (as a message reads them)."""
+
+    name: str
+    values: str
+    check: Callable[[Any], bool]
+
+
+def whole(name: str, low: int, high: int) -> Option:
+    """An option that takes a whole number `low`-`high` (not a boolean, not a float)."""
+    return Option(name, f"a whole number {low}-{high}",
+                  lambda value: type(value) is int and low <= value <= high)
+
+
+def _among(choices: tuple[object, ...]) -> Callable[[Any], bool]:
+    # `type(...) is` keeps True from passing for 1, and 1 for True.
+    return lambda value: any(type(value) is type(c) and value == c for c in choices)
+
+
+def one_of(name: str, *choices: object) -> Option:
+    """An option that takes one of `choices`, read as "one of 'a', 'b', 'c'"."""
+    return Option(name, "one of " + ", ".join(repr(c) for c in choices), _among(choices))
+
+
+def either(name: str, first: object, second: object) -> Option:
+    """An option that takes one of two values, read as "'a' or 'b'"."""
+    return Option(name, f"{first!r} or {second!r}", _among((first, second)))
+
+
+class HouseRules:
+    """A variant's rules, a frozen dataclass whose named options are fields set by name."""
+
+    __slots__ = ()
+
+    def known_options(self) -> tuple[Option, ...]:
+        """The named house rules this variant takes; none by default."""
+        return ()
+
+    def with_options(self, options: Mapping[str, Any], game_id: str) -> Self:
+        """These rules with the named house rules set; unknown options or values raise."""
+        known = {option.name: option for option in self.known_options()}
+        for name, value in options.items():
+            option = known.get(name)
+            if option is None:
+                raise BadOptionError(f"{game_id}: no option {name!r}; its options are "
+                                     f"{', '.join(known) or 'none'}")
+            if not option.check(value):
+                raise BadOptionError(f"{game_id}: option {name} must be {option.values}, "
+                                     f"not {value!r}")
+        # Every subclass is a frozen dataclass; this base cannot say so to mypy.
+        replaced: Self = dataclasses.replace(cast(Any, self), **dict(options))
+        return replaced
+
+    def options(self) -> JSON:
+        """The house rules in force, as a setup line gives them."""
+        return {option.name: getattr(self, option.name) for option in self.known_options()}
+
+
+# -- the state and the game every dice game builds on ------------------------------------
+
+class DiceState(State):
+    """A dice game in progress: the log that a save and a rethrow replay.
+
+    A subclass keeps its whole position in attributes its constructor sets, so a rethrow
+    can rebuild it by replaying the log without the voided throw.
+    """
+
+    game: DiceGame[Any]
+    rules: HouseRules
+    players: list[str]
+    history: list[Event]
+    rethrow_allowed: bool
+
+    @abstractmethod
+    def where(self) -> str:
+        """Where the game stands, for messages: "Ann to throw"."""
+
+    @property
+    @abstractmethod
+    def thrower(self) -> str:
+        """Whose throw it is."""
+
+    def verify_rethrow(self, event: RethrowEvent) -> None:
+        """Raise `IllegalEventError` unless there is a throw for `event` to void."""
+        if not self.rethrow_allowed:
+            raise IllegalEventError(f"rethrow ({event.reason}): no throw to void; "
+                                    f"{self.where()}")
+
+    def thrown_again(self) -> str:
+        """What a rethrow's ruling says happens next, the voided throw undone."""
+        return f"{self.thrower} throws again"
+
+    def void_last(self, event: RethrowEvent) -> Operation:
+        """Undo the last throw by replaying the log without it."""
+        fresh = self.game.replay(self.rules, self.players, self.history[:-1])
+        # The position is every attribute the constructor and the events set, so the
+        # replayed state's attributes are the position without the voided throw.
+        vars(self).update(vars(fresh))
+        self.rethrow_allowed = False
+        return Operation(event, (Ruling(
+            "rethrow", self.thrower, None,
+            f"The last throw is void ({event.reason}): no throw; {self.thrown_again()}.",
+            RETHROW_REASONS[event.reason]),))
+
+    def rethrows(self) -> list[Event]:
+        """The rethrows the table may report now."""
+        if not self.rethrow_allowed:
+            return []
+        return [RethrowEvent(reason) for reason in RETHROW_REASONS]
+
+    def save(self) -> JSON:
+        return {"players": list(self.players), "options": self.rules.options(),
+                "events": [e.to_json() for e in self.history],
+                "rethrow_allowed": self.rethrow_allowed}
+
+
+StateT = TypeVar("StateT", bound=DiceState)
+
+
+class DiceGame(Game, Generic[StateT]):
+    """A dice game of the book: its `rules` are the variant, its states replay their log."""
+
+    family = "dice"
+
+    rules: HouseRules
+
+    @abstractmethod
+    def start(self, rules: Any, players: Sequence[str]) -> StateT:
+        """A fresh state under `rules` (already checked; each game's own rules type)."""
+
+    @abstractmethod
+    def own_laws(self) -> tuple[LawRef, ...]:
+        """The laws of the game's own passage that its rulings cite."""
+
+    def seated(self, players: Sequence[str]) -> list[str]:
+        """The players' names, checked for this game's table."""
+        return check_players(players, "at one table")
+
+    def new_state(self, players: Sequence[str],
+                  options: Mapping[str, Any] | None = None) -> StateT:
+        rules = self.rules.with_options(options or {}, self.id)
+        return self.start(rules, self.seated(players))
+
+    def replay(self, rules: HouseRules, players: Sequence[str],
+               events: Sequence[Event]) -> StateT:
+        state = self.start(rules, players)
+        for event in events:
+            state.apply(event)
+        return state
+
+    def load(self, saved: Mapping[str, Any]) -> StateT:
+        state = self.new_state(saved["players"], saved["options"])
+        for data in saved["events"]:
+            state.apply(state.parse_event(data))
+        state.rethrow_allowed = bool(saved["rethrow_allowed"])
+        return state
+
+    def laws(self) -> tuple[LawRef, ...]:
+        return (*RETHROW_REASONS.values(), *self.own_laws())

@@ -10,37 +10,31 @@ Events (the transcript vocabulary of docs/dice.md):
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from engine.core import (
-    JSON,
-    Awaiting,
-    Event,
-    Game,
-    LawRef,
-    Operation,
-    Outcome,
-    Ruling,
-    State,
-    check_players,
-)
+from engine.core import JSON, Awaiting, Event, LawRef, Operation, Outcome, Ruling
 from engine.dice import laws
 from engine.dice.core import (
-    RETHROW_REASONS,
+    DiceGame,
+    DiceState,
+    HouseRules,
+    Option,
     RethrowEvent,
     ThrowEvent,
+    best_off,
     chance,
     odds_against,
     odds_text,
+    parse_player,
     parse_rethrow,
     parse_throw,
     ways,
+    whole,
 )
-from engine.errors import BadOptionError, IllegalEventError
+from engine.errors import IllegalEventError
 
 NICKS = frozenset({7, 11})
 CRAPS = frozenset({2, 3, 12})
@@ -54,7 +48,7 @@ SAMPLE_STAKES = (1, 5)
 
 
 @dataclass(frozen=True, slots=True)
-class CrapsRules:
+class CrapsRules(HouseRules):
     """One craps variant; `rounds` is the house rule of how long a session lasts."""
 
     banking: bool
@@ -62,19 +56,8 @@ class CrapsRules:
     # How many times the dice go round the players; the book sets no end to the game.
     rounds: int = 1
 
-    def with_options(self, options: Mapping[str, Any], game_id: str) -> CrapsRules:
-        """This variant with the named house rules set; unknown or bad options raise."""
-        for name, value in options.items():
-            if name != "rounds":
-                raise BadOptionError(f"{game_id}: no option {name!r}; its options are rounds")
-            if isinstance(value, bool) or not isinstance(value, int) \
-                    or not 1 <= value <= MAX_ROUNDS:
-                raise BadOptionError(f"{game_id}: rounds must be a whole number 1-{MAX_ROUNDS}, "
-                                     f"not {value!r}")
-        return dataclasses.replace(self, **dict(options))
-
-    def options(self) -> JSON:
-        return {"rounds": self.rounds}
+    def known_options(self) -> tuple[Option, ...]:
+        return (whole("rounds", 1, MAX_ROUNDS),)
 
 
 PRIVATE = CrapsRules(banking=False, bets=("pass", "against"))
@@ -161,7 +144,6 @@ class Stake:
 class Table:
     """Everything a replay rebuilds: whose dice, the point, the stakes and the winnings."""
 
-    players: list[str]
     caster: int = 0
     casters_done: int = 0
     point: int | None = None
@@ -171,21 +153,30 @@ class Table:
     over: bool = False
 
 
-class CrapsState(State):
+class CrapsState(DiceState):
     """A session of craps: casters in turn until the dice have gone round `rounds` times."""
 
     game: CrapsGame
+    rules: CrapsRules
 
     def __init__(self, game: CrapsGame, rules: CrapsRules, players: Sequence[str]) -> None:
         self.game = game
         self.rules = rules
-        self.table = Table(list(players), net={name: 0 for name in players})
+        self.players = list(players)
+        self.table = Table(net={name: 0 for name in players})
         self.history: list[Event] = []
         self.rethrow_allowed = False
 
     @property
     def caster(self) -> str:
-        return self.table.players[self.table.caster]
+        return self.players[self.table.caster]
+
+    @property
+    def thrower(self) -> str:
+        return self.caster
+
+    def thrown_again(self) -> str:
+        return "both dice are thrown again"
 
     def where(self) -> str:
         if self.table.over:
@@ -204,10 +195,8 @@ class CrapsState(State):
             return parse_rethrow(data)
         if kind != "bet":
             raise IllegalEventError(f"craps has no {kind!r} event; it has bet, throw and rethrow")
-        player, on, amount = data.get("player"), data.get("on"), data.get("amount")
-        if player not in self.table.net:
-            raise IllegalEventError(f"bet: unknown player {player!r}; the players are "
-                                    f"{', '.join(self.table.players)}")
+        player = parse_player(data, self.players, "bet")
+        on, amount = data.get("on"), data.get("amount")
         if on not in self.rules.bets:
             raise IllegalEventError(f"bet: {self.game.name} takes bets on "
                                     f"{', '.join(self.rules.bets)}, not {on!r}")
@@ -219,9 +208,7 @@ class CrapsState(State):
 
     def verify(self, event: Event) -> None:
         if isinstance(event, RethrowEvent):
-            if not self.rethrow_allowed:
-                raise IllegalEventError(f"rethrow ({event.reason}): no throw to void; "
-                                        f"{self.where()}")
+            self.verify_rethrow(event)
             return
         if self.table.over:
             raise IllegalEventError(f"{event.type}: the game is over")
@@ -244,7 +231,7 @@ class CrapsState(State):
     def apply(self, event: Event) -> Operation:
         self.verify(event)
         if isinstance(event, RethrowEvent):
-            return self._rethrow(event)
+            return self.void_last(event)
         self.history.append(event)
         if isinstance(event, BetEvent):
             self.rethrow_allowed = False
@@ -351,10 +338,10 @@ class CrapsState(State):
         table = self.table
         table.casters_done += 1
         law = laws.BANK_NICK_OR_CRAP if self.rules.banking else laws.CASTER_TURNS
-        if table.casters_done >= len(table.players) * self.rules.rounds:
+        if table.casters_done >= len(self.players) * self.rules.rounds:
             table.over = True
             return [self._winner_ruling(law)]
-        table.caster = (table.caster + 1) % len(table.players)
+        table.caster = (table.caster + 1) % len(self.players)
         return [Ruling("dice-pass", self.caster, None,
                        f"The caster has lost: the dice pass to {self.caster}; taking them "
                        f"up, {_book_and_exact('caster-wins')}.", law)]
@@ -371,25 +358,12 @@ class CrapsState(State):
             text = f"{ended}{' and '.join(outcome.winners)} are best off, at {best:+d}."
         return Ruling("winner", ", ".join(outcome.winners), best, text, law)
 
-    def _rethrow(self, event: RethrowEvent) -> Operation:
-        kept = self.history[:-1]
-        fresh = self.game.replay(self.rules, self.table.players, kept)
-        self.table = fresh.table
-        self.history = fresh.history
-        self.rethrow_allowed = False
-        return Operation(event, (Ruling(
-            "rethrow", self.caster, None,
-            f"The last throw is void ({event.reason}): no throw; both dice are thrown again.",
-            RETHROW_REASONS[event.reason]),))
-
     def legal_events(self) -> list[Event]:
-        events: list[Event] = []
-        if self.rethrow_allowed:
-            events.extend(RethrowEvent(reason) for reason in RETHROW_REASONS)
+        events = self.rethrows()
         if self.table.over:
             return events
         events.extend(ThrowEvent((a, b)) for a in range(1, 7) for b in range(1, 7))
-        for player in self.table.players:
+        for player in self.players:
             for on in self.rules.bets:
                 for amount in SAMPLE_STAKES:
                     bet = BetEvent(player, on, amount)
@@ -410,62 +384,33 @@ class CrapsState(State):
         return tuple(found)
 
     def outcome(self) -> Outcome | None:
-        if not self.table.over:
-            return None
-        scores = dict(self.table.net)
-        best = max(scores.values())
-        return Outcome(scores, tuple(n for n, v in scores.items() if v == best))
+        return best_off(self.table.net) if self.table.over else None
 
     def snapshot(self) -> JSON:
         table = self.table
         outcome = self.outcome()
         return {
             "id": self.game.id, "family": self.game.family, "name": self.game.name,
-            "players": list(table.players), "options": self.rules.options(),
+            "players": list(self.players), "options": self.rules.options(),
             "caster": None if table.over else self.caster, "point": table.point,
             "last_throw": list(table.last) if table.last else None,
             "bets": [{"player": s.player, "on": s.on, "amount": s.amount} for s in table.stakes],
-            "sheet": [{"player": name, "total": table.net[name]} for name in table.players],
+            "sheet": [{"player": name, "total": table.net[name]} for name in self.players],
             "over": table.over,
             "winners": list(outcome.winners) if outcome else [],
         }
 
-    def save(self) -> JSON:
-        return {"players": list(self.table.players), "options": self.rules.options(),
-                "events": [e.to_json() for e in self.history],
-                "rethrow_allowed": self.rethrow_allowed}
 
-
-class CrapsGame(Game):
+class CrapsGame(DiceGame[CrapsState]):
     """A craps game of the book; its `rules` instance is the variant."""
-
-    family = "dice"
 
     rules: CrapsRules
 
-    def new_state(self, players: Sequence[str],
-                  options: Mapping[str, Any] | None = None) -> CrapsState:
-        rules = self.rules.with_options(options or {}, self.id)
-        return CrapsState(self, rules, check_players(players, "at one table"))
+    def start(self, rules: CrapsRules, players: Sequence[str]) -> CrapsState:
+        return CrapsState(self, rules, players)
 
-    def replay(self, rules: CrapsRules, players: Sequence[str],
-               events: Sequence[Event]) -> CrapsState:
-        state = CrapsState(self, rules, players)
-        for event in events:
-            state.apply(event)
-        return state
-
-    def load(self, saved: Mapping[str, Any]) -> CrapsState:
-        state = self.new_state(saved["players"], saved["options"])
-        for data in saved["events"]:
-            state.apply(state.parse_event(data))
-        state.rethrow_allowed = bool(saved["rethrow_allowed"])
-        return state
-
-    def laws(self) -> tuple[LawRef, ...]:
-        common = (laws.COCKED, laws.OFF_TABLE)
+    def own_laws(self) -> tuple[LawRef, ...]:
         if self.rules.banking:
-            return (*common, laws.BANK_LAYOUT, laws.BANK_NICK_OR_CRAP, laws.POINT_DISC,
+            return (laws.BANK_LAYOUT, laws.BANK_NICK_OR_CRAP, laws.POINT_DISC,
                     laws.FIELD, laws.SEVEN_FOR_THE_BANK)
-        return (*common, laws.BETS, laws.NICK_OR_CRAP, laws.POINT, laws.CASTER_TURNS)
-
+        return (laws.BETS, laws.NICK_OR_CRAP, laws.POINT, laws.CASTER_TURNS)

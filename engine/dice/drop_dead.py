@@ -16,14 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
-from engine.dice.parlour import (
-    TurnGame,
-    TurnRules,
-    TurnState,
-    TurnThrow,
-    dice_sets,
-    parse_turn_throw,
-)
+from engine.dice.core import HouseRules, distinct_throws
+from engine.dice.turns import TurnGame, TurnState, TurnThrow, parse_turn_throw
 from engine.errors import IllegalEventError
 
 DICE = 5
@@ -39,7 +33,7 @@ LAWS = (SCORE, LAID_ASIDE, PASS_BOX, END)
 
 
 @dataclass(frozen=True, slots=True)
-class DropDeadRules(TurnRules):
+class DropDeadRules(HouseRules):
     """Drop Dead has no house rules: the book plays one turn each, then throws off ties."""
 
 
@@ -75,7 +69,6 @@ class DropDeadState(TurnState):
 
     def play(self, event: Event) -> list[Ruling]:
         assert isinstance(event, TurnThrow)
-        self.last = event.dice
         who = self.thrower
         board = self.off_scores if self.throw_offs else self.scores
         dead = [face for face in event.dice if face in DEAD]
@@ -138,7 +131,7 @@ class DropDeadState(TurnState):
                        f"{'loses' if len(bottom) == 1 else 'lose'}, with {low}.", END)]
 
     def choices(self) -> list[Event]:
-        return [TurnThrow(dice) for dice in dice_sets(self.dice_left)]
+        return [TurnThrow(dice) for dice in distinct_throws(self.dice_left)]
 
     def awaits(self) -> tuple[Awaiting, ...]:
         stage = f"throw-off {self.throw_offs}" if self.throw_offs else "his turn"

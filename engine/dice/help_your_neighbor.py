@@ -14,23 +14,15 @@ Scores are points: the counters each player has got rid of (five wins).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
-from engine.dice.core import FACES
-from engine.dice.parlour import (
-    TurnGame,
-    TurnRules,
-    TurnState,
-    TurnThrow,
-    dice_sets,
-    parse_turn_throw,
-)
+from engine.dice.core import FACES, HouseRules, Option, either
+from engine.dice.turns import TurnGame, TurnState, TurnThrow
 from engine.errors import IllegalEventError
 
-DICE = 3
 COUNTERS = 5
 
 NUMBERS = hoyle_law(10314, 10316, "Help Your Neighbor: six players numbered 1 to 6, or three "
@@ -41,13 +33,15 @@ LAWS = (NUMBERS, THROW)
 
 
 @dataclass(frozen=True, slots=True)
-class HelpYourNeighborRules(TurnRules):
+class HelpYourNeighborRules(HouseRules):
     """`pays`: whether a number thrown on two dice costs its owner two counters or one."""
 
-    CHOICES: ClassVar[Mapping[str, tuple[object, ...]]] = {"pays": ("per-die", "per-number")}
     # The book's example (line 10320) has three different numbers; it never says what a
     # doublet does. Each die pays, as two aces pay two counters at Ace in the Pot.
     pays: str = "per-die"
+
+    def known_options(self) -> tuple[Option, ...]:
+        return (either("pays", "per-die", "per-number"),)
 
 
 class HelpYourNeighborState(TurnState):
@@ -55,6 +49,7 @@ class HelpYourNeighborState(TurnState):
 
     rules: HelpYourNeighborRules
     SEATS: ClassVar[str] = "at Help Your Neighbor"
+    DICE = 3
 
     @classmethod
     def check_count(cls, players: Sequence[str]) -> None:
@@ -77,16 +72,8 @@ class HelpYourNeighborState(TurnState):
     def numbers(self, player: str) -> list[int]:
         return [face for face in FACES if self.owner[face] == player]
 
-    def parse(self, kind: str, data: Mapping[str, Any]) -> Event:
-        return parse_turn_throw(data, DICE, self.game.name, self.players)
-
-    def check(self, event: Event) -> None:
-        if not isinstance(event, TurnThrow):
-            raise IllegalEventError(f"{event!r}: {self.where()}")
-
     def play(self, event: Event) -> list[Ruling]:
         assert isinstance(event, TurnThrow)
-        self.last = event.dice
         who = self.thrower
         thrown = Counter(event.dice)
         rulings = []
@@ -111,9 +98,6 @@ class HelpYourNeighborState(TurnState):
         else:
             self.seat = (self.seat + 1) % len(self.players)
         return rulings
-
-    def choices(self) -> list[Event]:
-        return [TurnThrow(dice) for dice in dice_sets(DICE)]
 
     def awaits(self) -> tuple[Awaiting, ...]:
         return (Awaiting("throw", "sensor", self.thrower, "three dice"),)

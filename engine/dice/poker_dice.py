@@ -25,15 +25,17 @@ from itertools import combinations
 from typing import Any, ClassVar
 
 from engine.core import JSON, Awaiting, Event, LawRef, Ruling, hoyle_law
-from engine.dice.core import FACES, parse_throw
-from engine.dice.turn_games import (
-    ORDINALS,
-    Hand,
-    TurnsGame,
-    TurnsRules,
-    TurnsState,
+from engine.dice.core import (
+    FACES,
+    Option,
+    StandEvent,
     distinct_throws,
+    one_of,
+    parse_player,
+    parse_throw,
+    whole,
 )
+from engine.dice.turns import ORDINALS, Hand, HandRules, HandState, TurnGame
 from engine.errors import IllegalEventError
 
 VALUES = hoyle_law(10340, 10344, "Poker Dice: pairs, triplets, fours or five of a kind; "
@@ -104,7 +106,7 @@ def rank_hand(dice: Sequence[int], high: str = "ace", kickers: bool = False) -> 
 
 
 @dataclass(frozen=True, slots=True)
-class PokerDiceRules(TurnsRules):
+class PokerDiceRules(HandRules):
     """Which face is high, whether odd dice break ties, and each player's stake in the pool.
 
     Ties are always thrown off: the pool goes to one player (the book names no tie rule).
@@ -114,8 +116,9 @@ class PokerDiceRules(TurnsRules):
     kickers: bool = False
     stake: int = 1
 
-    def choices(self) -> dict[str, Sequence[object]]:
-        return {"high": HIGH, "kickers": (False, True), "stake": range(1, MAX_STAKE + 1)}
+    def known_options(self) -> tuple[Option, ...]:
+        return (one_of("high", *HIGH), one_of("kickers", False, True),
+                whole("stake", 1, MAX_STAKE))
 
 
 POKER_DICE = PokerDiceRules()
@@ -136,27 +139,15 @@ class PokerThrowEvent(Event):
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class StandEvent(Event):
-    """The thrower stands on the hand he has: his turn is over."""
-
-    type: ClassVar[str] = "stand"
-    player: str
-
-    def to_json(self) -> JSON:
-        return {"type": self.type, "player": self.player}
-
-
 def _sub_hand(hold: Sequence[int], hand: Sequence[int]) -> bool:
     return not Counter(hold) - Counter(hand)
 
 
-class PokerDiceState(TurnsState):
+class PokerDiceState(HandState):
     """Each player's cast of five dice, up to three throws; the best hand takes the pool."""
 
-    game: PokerDiceGame
     rules: PokerDiceRules
-    vocabulary = ("throw", "stand")
+    KINDS: ClassVar[tuple[str, ...]] = ("throw", "stand", "rethrow")
 
     def new_turn(self) -> None:
         self.hand: tuple[int, ...] = ()
@@ -170,13 +161,9 @@ class PokerDiceState(TurnsState):
             return "first throw, five dice"
         return f"{ORDINALS[self.throws]} throw or stand, holding {_faces(self.hand)}"
 
-    def parse_turn_event(self, data: Mapping[str, Any]) -> Event:
-        if data.get("type") == "stand":
-            player = data.get("player")
-            if player not in self.seats.players:
-                raise IllegalEventError(f"stand: unknown player {player!r}; the players are "
-                                        f"{', '.join(self.seats.players)}")
-            return StandEvent(str(player))
+    def parse(self, kind: str, data: Mapping[str, Any]) -> Event:
+        if kind == "stand":
+            return StandEvent(str(parse_player(data, self.players, "stand")))
         hold = data.get("hold", [])
         if not isinstance(hold, list) or len(hold) >= DICE:
             raise IllegalEventError(f"throw: hold must be a list of at most {DICE - 1} faces "
@@ -187,7 +174,7 @@ class PokerDiceState(TurnsState):
         throw = parse_throw(data, DICE - len(hold), f"{self.game.name} (holding {len(hold)})")
         return PokerThrowEvent(tuple(hold), throw.dice)
 
-    def verify_turn(self, event: Event) -> None:
+    def check(self, event: Event) -> None:
         if isinstance(event, StandEvent):
             if event.player != self.thrower:
                 raise IllegalEventError(f"stand by {event.player}: out of turn; "
@@ -245,7 +232,7 @@ class PokerDiceState(TurnsState):
         return Ruling("hand", who, hand.rank[0], f"{who}'s hand: {_faces(self.hand)}, "
                       f"{hand.text}.", VALUES)
 
-    def turn_events(self) -> list[Event]:
+    def choices(self) -> list[Event]:
         if not self.throws:
             return [PokerThrowEvent((), dice) for dice in distinct_throws(DICE)]
         holds = {tuple(sorted(kept)) for size in range(DICE)
@@ -255,13 +242,13 @@ class PokerDiceState(TurnsState):
             events.extend(PokerThrowEvent(hold, dice) for dice in distinct_throws(DICE - len(hold)))
         return events
 
-    def turn_awaiting(self) -> list[Awaiting]:
+    def awaits(self) -> tuple[Awaiting, ...]:
         if not self.throws:
-            return [Awaiting("throw", "sensor", self.thrower, "first throw, five dice")]
-        return [Awaiting("throw", "sensor", self.thrower,
+            return (Awaiting("throw", "sensor", self.thrower, "first throw, five dice"),)
+        return (Awaiting("throw", "sensor", self.thrower,
                          f"{ORDINALS[self.throws]} throw: the dice returned to the box"),
                 Awaiting("stand", "player", self.thrower,
-                         f"stand on {_faces(self.hand)}, or return dice to the box")]
+                         f"stand on {_faces(self.hand)}, or return dice to the box"))
 
     def turn_snapshot(self) -> JSON:
         ranked = self.rank(self.hand) if self.hand else None
@@ -274,31 +261,21 @@ class PokerDiceState(TurnsState):
         return BEST
 
     def prize(self, winners: Sequence[str]) -> tuple[str, int]:
-        pool = self.rules.stake * len(self.seats.players)
-        return f"takes the pool of {pool}", self.total(winners[0])
+        pool = self.rules.stake * len(self.players)
+        return f"takes the pool of {pool}", self.totals()[winners[0]]
 
-    def total(self, player: str) -> int:
+    def totals(self) -> dict[str, int]:
         """Net winnings: each player stakes `stake`; the one best hand takes the pool."""
-        if not self.seats.over:
-            return 0
+        if not self.over:
+            return dict.fromkeys(self.players, 0)
         stake = self.rules.stake
-        if player in self.seats.winners:
-            return stake * (len(self.seats.players) - 1)
-        return -stake
+        return {p: stake * (len(self.players) - 1) if p in self.won else -stake
+                for p in self.players}
 
 
 def _faces(dice: Sequence[int]) -> str:
     return " ".join(map(str, dice)) if dice else "nothing"
 
 
-class PokerDiceGame(TurnsGame):
-    """Poker Dice; `rules` is the variant (East or West, odd dice counting or not)."""
-
-    state_class: ClassVar[type[TurnsState]] = PokerDiceState
-    rules: PokerDiceRules
-
-    def own_laws(self) -> tuple[LawRef, ...]:
-        return (VALUES, THROWS, LIMIT, BEST)
-
-
-GAMES = (PokerDiceGame("poker-dice", "Poker Dice", POKER_DICE),)
+GAMES = (TurnGame("poker-dice", "Poker Dice", POKER_DICE, PokerDiceState,
+                  (VALUES, THROWS, LIMIT, BEST)),)

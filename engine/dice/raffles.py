@@ -21,18 +21,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from math import floor
-from typing import Any, ClassVar
+from typing import Any
 
 from engine.core import JSON, Awaiting, Event, LawRef, Ruling, hoyle_law
-from engine.dice.core import FACES, ThrowEvent, odds_text, parse_throw
-from engine.dice.turn_games import (
-    ORDINALS,
-    Hand,
-    TurnsGame,
-    TurnsRules,
-    TurnsState,
-    distinct_throws,
-)
+from engine.dice.core import FACES, ThrowEvent, distinct_throws, odds_text, parse_throw
+from engine.dice.turns import ORDINALS, Hand, HandRules, HandState, TurnGame
 from engine.errors import IllegalEventError
 
 THROWS = hoyle_law(10400, 10405, "Raffles: three throws with three dice each; the total of "
@@ -133,19 +126,12 @@ def _against(total: int) -> str:
     return text + "; the book's table stops at 33"
 
 
-@dataclass(frozen=True, slots=True)
-class RafflesRules(TurnsRules):
-    """Raffles has only the tie rule to choose."""
+#: Raffles has only the tie rule to choose.
+RAFFLES = HandRules()
 
 
-RAFFLES = RafflesRules()
-
-
-class RafflesState(TurnsState):
+class RafflesState(HandState):
     """Each person's three throws of three dice in turn; the highest total wins."""
-
-    game: RafflesGame
-    rules: RafflesRules
 
     def new_turn(self) -> None:
         self.throws: list[tuple[int, ...]] = []
@@ -153,10 +139,10 @@ class RafflesState(TurnsState):
     def turn_where(self) -> str:
         return f"{ORDINALS[len(self.throws)]} throw of three dice"
 
-    def parse_turn_event(self, data: Mapping[str, Any]) -> Event:
+    def parse(self, kind: str, data: Mapping[str, Any]) -> Event:
         return parse_throw(data, DICE, self.game.name)
 
-    def verify_turn(self, event: Event) -> None:
+    def check(self, event: Event) -> None:
         if not isinstance(event, ThrowEvent) or len(event.dice) != DICE:
             raise IllegalEventError(f"{self.game.name} cannot apply {event!r}")
 
@@ -185,11 +171,11 @@ class RafflesState(TurnsState):
         dice = tuple(face for throw in self.throws for face in throw)
         return rulings, Hand(dice, so_far, (so_far,), str(so_far))
 
-    def turn_events(self) -> list[Event]:
+    def choices(self) -> list[Event]:
         return [ThrowEvent(dice) for dice in distinct_throws(DICE)]
 
-    def turn_awaiting(self) -> list[Awaiting]:
-        return [Awaiting("throw", "sensor", self.thrower, self.turn_where())]
+    def awaits(self) -> tuple[Awaiting, ...]:
+        return (Awaiting("throw", "sensor", self.thrower, self.turn_where()),)
 
     def turn_snapshot(self) -> JSON:
         return {"throw": len(self.throws) + 1, "throws": [list(t) for t in self.throws],
@@ -204,14 +190,5 @@ class RafflesState(TurnsState):
         return ("wins the raffle" if len(winners) == 1 else "the prize is shared"), best
 
 
-class RafflesGame(TurnsGame):
-    """Raffles: three throws of three dice each, the highest total wins."""
-
-    state_class: ClassVar[type[TurnsState]] = RafflesState
-    rules: RafflesRules
-
-    def own_laws(self) -> tuple[LawRef, ...]:
-        return (THROWS, TABLE, CHANCES)
-
-
-GAMES = (RafflesGame("raffles", "Raffles", RAFFLES, aliases=("raffle",)),)
+GAMES = (TurnGame("raffles", "Raffles", RAFFLES, RafflesState, (THROWS, TABLE, CHANCES),
+                  aliases=("raffle",)),)

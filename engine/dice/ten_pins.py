@@ -18,18 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
-from engine.dice.core import FACES
-from engine.dice.parlour import (
-    TurnGame,
-    TurnRules,
-    TurnState,
-    TurnThrow,
-    dice_sets,
-    parse_turn_throw,
-)
+from engine.dice.core import FACES, HouseRules, Option, distinct_throws, either
+from engine.dice.turns import TurnGame, TurnState, TurnThrow, parse_turn_throw
 from engine.errors import IllegalEventError
 
 PINS = 10
@@ -45,14 +38,15 @@ LAWS = (CASTS, SECOND, GAME_OF_TEN)
 
 
 @dataclass(frozen=True, slots=True)
-class TenPinsRules(TurnRules):
+class TenPinsRules(HouseRules):
     """`over_ten`: what a cast of 11 or 12 knocks down, which the book does not say."""
 
-    CHOICES: ClassVar[Mapping[str, tuple[object, ...]]] = {
-        "over_ten": ("all-down", "none-down")}
     # There are only ten pins: the catalogue reads 11 and 12 as all ten down ("all-down");
     # "none-down" is the house rule that an overthrow knocks down nothing.
     over_ten: str = "all-down"
+
+    def known_options(self) -> tuple[Option, ...]:
+        return (either("over_ten", "all-down", "none-down"),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +250,7 @@ class TenPinsState(TurnState):
                             "Ten frames are a game")]
 
     def choices(self) -> list[Event]:
-        events: list[Event] = [CastEvent(dice) for dice in dice_sets(2)]
+        events: list[Event] = [CastEvent(dice) for dice in distinct_throws(2)]
         frame = self._second_cast()
         if frame is not None:
             events.extend(CastEvent((face,), None, frame.best) for face in FACES)

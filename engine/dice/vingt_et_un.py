@@ -13,35 +13,27 @@ Events (the transcript vocabulary of docs/dice/vingt_et_un.md):
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any
 
-from engine.core import (
-    JSON,
-    Awaiting,
-    Event,
-    Game,
-    LawRef,
-    Operation,
-    Outcome,
-    Ruling,
-    State,
-    check_players,
-    hoyle_law,
-)
-from engine.dice import laws
-from engine.dice.banking import Option, checked_options, whole
+from engine.core import JSON, Awaiting, Event, LawRef, Operation, Outcome, Ruling, hoyle_law
 from engine.dice.core import (
     FACES,
-    RETHROW_REASONS,
+    DiceGame,
+    DiceState,
+    HouseRules,
+    Option,
     RethrowEvent,
+    StandEvent,
     ThrowEvent,
+    best_off,
     odds_text,
+    parse_player,
     parse_rethrow,
     parse_throw,
+    whole,
 )
 from engine.dice.craps import MAX_ROUNDS, MAX_STAKE
 from engine.errors import IllegalEventError
@@ -57,7 +49,7 @@ STOP = hoyle_law(10481, 10482, "Vingt-et-Un: most throw again at 17 or less, sto
 
 
 @dataclass(frozen=True, slots=True)
-class VingtEtUnRules:
+class VingtEtUnRules(HouseRules):
     """The house rules: each player's share of the pool, and how many pools make a game."""
 
     # The book does not say what the pool is; each player puts this much in.
@@ -65,28 +57,11 @@ class VingtEtUnRules:
     # The book plays one pool; a session may play several, the first throw passing left.
     rounds: int = 1
 
-    def with_options(self, options: Mapping[str, Any], game_id: str) -> VingtEtUnRules:
-        """These rules with the named house rules set; unknown or bad options raise."""
-        known = (Option("stake", f"a whole number 1-{MAX_STAKE}", whole(1, MAX_STAKE)),
-                 Option("rounds", f"a whole number 1-{MAX_ROUNDS}", whole(1, MAX_ROUNDS)))
-        return dataclasses.replace(self, **checked_options(game_id, options, known))
-
-    def options(self) -> JSON:
-        return {"stake": self.stake, "rounds": self.rounds}
+    def known_options(self) -> tuple[Option, ...]:
+        return whole("stake", 1, MAX_STAKE), whole("rounds", 1, MAX_ROUNDS)
 
 
 VINGT_ET_UN = VingtEtUnRules()
-
-
-@dataclass(frozen=True, slots=True)
-class StandEvent(Event):
-    """The thrower stops at his total."""
-
-    type: ClassVar[str] = "stand"
-    player: str
-
-    def to_json(self) -> JSON:
-        return {"type": self.type, "player": self.player}
 
 
 def bust_chance(total: int) -> Fraction:
@@ -98,7 +73,6 @@ def bust_chance(total: int) -> Fraction:
 class Pool:
     """Everything a replay rebuilds: this pool's totals, whose throw, the winnings so far."""
 
-    players: list[str]
     round: int = 0
     turn: int = 0
     totals: dict[str, int] = field(default_factory=dict)
@@ -108,16 +82,18 @@ class Pool:
     over: bool = False
 
 
-class VingtEtUnState(State):
+class VingtEtUnState(DiceState):
     """A game of pools: each player throws in turn, then the pool is divided."""
 
     game: VingtEtUnGame
+    rules: VingtEtUnRules
 
     def __init__(self, game: VingtEtUnGame, rules: VingtEtUnRules,
                  players: Sequence[str]) -> None:
         self.game = game
         self.rules = rules
-        self.pool = Pool(list(players), totals={name: 0 for name in players},
+        self.players = list(players)
+        self.pool = Pool(totals={name: 0 for name in players},
                          net={name: 0 for name in players})
         self.history: list[Event] = []
         self.rethrow_allowed = False
@@ -126,8 +102,7 @@ class VingtEtUnState(State):
     def thrower(self) -> str:
         """Whose die it is: the first thrower of each pool is one further left."""
         pool = self.pool
-        count = len(pool.players)
-        return pool.players[(pool.round + pool.turn) % count]
+        return self.players[(pool.round + pool.turn) % len(self.players)]
 
     def where(self) -> str:
         if self.pool.over:
@@ -143,17 +118,11 @@ class VingtEtUnState(State):
         if kind != "stand":
             raise IllegalEventError(f"{self.game.name} has no {kind!r} event; it has throw, "
                                     "stand and rethrow (the pool is the option stake)")
-        player = data.get("player")
-        if player not in self.pool.net:
-            raise IllegalEventError(f"stand: unknown player {player!r}; the players are "
-                                    f"{', '.join(self.pool.players)}")
-        return StandEvent(str(player))
+        return StandEvent(str(parse_player(data, self.players, "stand")))
 
     def verify(self, event: Event) -> None:
         if isinstance(event, RethrowEvent):
-            if not self.rethrow_allowed:
-                raise IllegalEventError(f"rethrow ({event.reason}): no throw to void; "
-                                        f"{self.where()}")
+            self.verify_rethrow(event)
             return
         if self.pool.over:
             raise IllegalEventError(f"{event.type}: the game is over")
@@ -173,7 +142,7 @@ class VingtEtUnState(State):
     def apply(self, event: Event) -> Operation:
         self.verify(event)
         if isinstance(event, RethrowEvent):
-            return self._rethrow(event)
+            return self.void_last(event)
         self.history.append(event)
         if isinstance(event, StandEvent):
             self.rethrow_allowed = False
@@ -212,7 +181,7 @@ class VingtEtUnState(State):
         pool = self.pool
         pool.done.append(self.thrower)
         pool.turn += 1
-        if pool.turn < len(pool.players):
+        if pool.turn < len(self.players):
             return []
         rulings = self._divide()
         pool.round += 1
@@ -221,20 +190,20 @@ class VingtEtUnState(State):
         if pool.round >= self.rules.rounds:
             pool.over = True
             rulings.append(self._winner_ruling())
-        pool.totals = {name: 0 for name in pool.players}
+        pool.totals = {name: 0 for name in self.players}
         return rulings
 
     def _divide(self) -> list[Ruling]:
         """Nearest 21 takes the pool; ties divide it, any odd units going first in turn."""
         pool = self.pool
         stake = self.rules.stake
-        size = stake * len(pool.players)
+        size = stake * len(self.players)
         standing = [name for name in pool.done if pool.totals[name] <= TARGET]
         if not standing:
             return [Ruling("all-bust", None, 0, "Every player is busted: no one is nearest "
                            "21, and with no banker to take the pool each takes back his stake.",
                            POOL)]
-        for name in pool.players:
+        for name in self.players:
             pool.net[name] -= stake
         best = max(pool.totals[name] for name in standing)
         takers = [name for name in standing if pool.totals[name] == best]
@@ -262,20 +231,8 @@ class VingtEtUnState(State):
                       f"{pools} pool{'s' if pools > 1 else ''} played: {names} {verb} best "
                       f"off, at {best:+d}.", NEAREST)
 
-    def _rethrow(self, event: RethrowEvent) -> Operation:
-        fresh = self.game.replay(self.rules, self.pool.players, self.history[:-1])
-        self.pool = fresh.pool
-        self.history = fresh.history
-        self.rethrow_allowed = False
-        return Operation(event, (Ruling(
-            "rethrow", self.thrower, None,
-            f"The last throw is void ({event.reason}): no throw; {self.thrower} throws again.",
-            RETHROW_REASONS[event.reason]),))
-
     def legal_events(self) -> list[Event]:
-        events: list[Event] = []
-        if self.rethrow_allowed:
-            events.extend(RethrowEvent(reason) for reason in RETHROW_REASONS)
+        events = self.rethrows()
         if self.pool.over:
             return events
         events.extend(ThrowEvent((face,)) for face in FACES)
@@ -294,62 +251,35 @@ class VingtEtUnState(State):
         return tuple(found)
 
     def outcome(self) -> Outcome | None:
-        if not self.pool.over:
-            return None
-        scores = dict(self.pool.net)
-        best = max(scores.values())
-        return Outcome(scores, tuple(n for n, v in scores.items() if v == best))
+        return best_off(self.pool.net) if self.pool.over else None
 
     def snapshot(self) -> JSON:
         pool = self.pool
         outcome = self.outcome()
         return {
             "id": self.game.id, "family": self.game.family, "name": self.game.name,
-            "players": list(pool.players), "options": self.rules.options(),
+            "players": list(self.players), "options": self.rules.options(),
             "round": pool.round + (0 if pool.over else 1),
             "caster": None if pool.over else self.thrower,
             "last_throw": [pool.last] if pool.last else None,
             "counts": [{"player": name, "count": pool.totals[name],
-                        "done": name in pool.done} for name in pool.players],
-            "sheet": [{"player": name, "total": pool.net[name]} for name in pool.players],
+                        "done": name in pool.done} for name in self.players],
+            "sheet": [{"player": name, "total": pool.net[name]} for name in self.players],
             "over": pool.over,
             "winners": list(outcome.winners) if outcome else [],
         }
 
-    def save(self) -> JSON:
-        return {"players": list(self.pool.players), "options": self.rules.options(),
-                "events": [e.to_json() for e in self.history],
-                "rethrow_allowed": self.rethrow_allowed}
 
-
-class VingtEtUnGame(Game):
+class VingtEtUnGame(DiceGame[VingtEtUnState]):
     """Vingt-et-Un with one die; its `rules` are the house rules of the pool."""
-
-    family = "dice"
 
     rules: VingtEtUnRules
 
-    def new_state(self, players: Sequence[str],
-                  options: Mapping[str, Any] | None = None) -> VingtEtUnState:
-        rules = self.rules.with_options(options or {}, self.id)
-        return VingtEtUnState(self, rules, check_players(players, "at one table"))
+    def start(self, rules: VingtEtUnRules, players: Sequence[str]) -> VingtEtUnState:
+        return VingtEtUnState(self, rules, players)
 
-    def replay(self, rules: VingtEtUnRules, players: Sequence[str],
-               events: Sequence[Event]) -> VingtEtUnState:
-        state = VingtEtUnState(self, rules, players)
-        for event in events:
-            state.apply(event)
-        return state
-
-    def load(self, saved: Mapping[str, Any]) -> VingtEtUnState:
-        state = self.new_state(saved["players"], saved["options"])
-        for data in saved["events"]:
-            state.apply(state.parse_event(data))
-        state.rethrow_allowed = bool(saved["rethrow_allowed"])
-        return state
-
-    def laws(self) -> tuple[LawRef, ...]:
-        return (laws.COCKED, laws.OFF_TABLE, POOL, THROWS, NEAREST, STOP)
+    def own_laws(self) -> tuple[LawRef, ...]:
+        return (POOL, THROWS, NEAREST, STOP)
 
 
 GAMES = (VingtEtUnGame("vingt-et-un-dice", "Vingt-et-Un (dice)", VINGT_ET_UN),)
