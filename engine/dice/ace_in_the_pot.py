@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
-from engine.dice.core import HouseRules
 from engine.dice.turns import TurnGame, TurnState, TurnThrow
+from engine.rules import HouseRules
 
 COUNTERS = 2
 LAST_THROWS = 3

@@ -25,21 +25,16 @@ from engine.core import JSON, Awaiting, Event, LawRef, Operation, Outcome, Rulin
 from engine.dice.core import (
     DiceGame,
     DiceState,
-    HouseRules,
-    Option,
     RethrowEvent,
     ThrowEvent,
-    best_off,
-    either,
     odds_text,
-    parse_player,
     parse_rethrow,
     parse_throw,
     throws,
-    whole,
 )
 from engine.dice.craps import MAX_ROUNDS, MAX_STAKE, SAMPLE_STAKES
 from engine.errors import IllegalEventError
+from engine.rules import HouseRules, Option, best_off, either, parse_player, whole
 
 #: The most throws a fixed-bank session may be set to last.
 MAX_THROWS = 100

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
-from engine.dice.core import HouseRules, Option, either, whole
 from engine.dice.turns import TurnGame, TurnState, TurnThrow
+from engine.rules import HouseRules, Option, either, whole
 
 OUTS = 9
 SIDE_OUT = 3

@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core import JSON, Awaiting, Event, LawRef, Ruling, hoyle_law
-from engine.dice.core import Option, ThrowEvent, distinct_throws, one_of, parse_throw
+from engine.dice.core import ThrowEvent, distinct_throws, parse_throw
 from engine.dice.turns import ORDINALS, Hand, HandRules, HandState, TurnGame
 from engine.errors import IllegalEventError
+from engine.rules import Option, one_of
 
 GTB_POOL = hoyle_law(10280, 10281, "Going to Boston: a pool; each player three throws with "
                                    "three dice")

@@ -24,9 +24,10 @@ from itertools import combinations
 from typing import Any, ClassVar
 
 from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
-from engine.dice.core import HouseRules, Option, distinct_throws, either, parse_player
+from engine.dice.core import distinct_throws
 from engine.dice.turns import TurnGame, TurnState, TurnThrow, parse_turn_throw
 from engine.errors import IllegalEventError
+from engine.rules import HouseRules, Option, either, parse_player
 
 DICE = 3
 #: The figures in the order they are made: 1 to 12, then back again to 1.

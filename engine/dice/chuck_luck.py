@@ -26,7 +26,7 @@ from typing import ClassVar
 
 from engine.core import LawRef, hoyle_law
 from engine.dice.banking import MAX_THROWS, BankGame, Coup, Layout, Settlement
-from engine.dice.core import Option, either, whole
+from engine.rules import Option, either, whole
 
 LAYOUT = hoyle_law(9512, 9515, "Chuck Luck: three dice thrown on a layout of chances and odds")
 TOTALS_ROW = hoyle_law(9523, 9524, "Chuck Luck: the totals and what each pays (garbled scan)")

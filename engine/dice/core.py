@@ -8,13 +8,12 @@ Every dice game keeps the log of its events, so a save and a rethrow both replay
 
 from __future__ import annotations
 
-import dataclasses
 from abc import abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations_with_replacement, product
-from typing import Any, ClassVar, Generic, Self, TypeVar, cast
+from typing import Any, ClassVar, Generic, TypeVar
 
 from engine.core import (
     JSON,
@@ -22,13 +21,13 @@ from engine.core import (
     Game,
     LawRef,
     Operation,
-    Outcome,
     Ruling,
     State,
     check_players,
 )
 from engine.dice import laws
-from engine.errors import BadOptionError, IllegalEventError
+from engine.errors import IllegalEventError
+from engine.rules import HouseRules
 
 FACES = (1, 2, 3, 4, 5, 6)
 #: Why a throw is void, and the law that makes it so.
@@ -86,18 +85,6 @@ class StandEvent(Event):
         return {"type": self.type, "player": self.player}
 
 
-def parse_player(data: Mapping[str, Any], players: Sequence[str], kind: str,
-                 required: bool = True) -> str | None:
-    """The event's `player`, which must be one of the players (or absent if not required)."""
-    player = data.get("player")
-    if player is None and not required:
-        return None
-    if player not in players:
-        raise IllegalEventError(f"{kind}: unknown player {player!r}; the players are "
-                                f"{', '.join(players)}")
-    return str(player)
-
-
 def parse_rethrow(data: Mapping[str, Any]) -> RethrowEvent:
     reason = data.get("reason")
     if reason not in RETHROW_REASONS:
@@ -138,80 +125,6 @@ def odds_against(probability: Fraction) -> tuple[int, int]:
 def odds_text(probability: Fraction) -> str:
     against, for_ = odds_against(probability)
     return f"{against} to {for_}"
-
-
-def best_off(net: Mapping[str, int]) -> Outcome:
-    """The end of a session played for money: whoever is best off wins."""
-    best = max(net.values())
-    return Outcome(dict(net), tuple(name for name, value in net.items() if value == best))
-
-
-def names(players: Sequence[str]) -> str:
-    """Names in a sentence: "Ann", "Ann and Bob", "Ann, Bob and Cy"."""
-    if len(players) <= 2:
-        return " and ".join(players)
-    return ", ".join(players[:-1]) + " and " + players[-1]
-
-
-# -- named house rules -------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class Option:
-    """One named house rule: its name, the values it takes (as a message reads them)."""
-
-    name: str
-    values: str
-    check: Callable[[Any], bool]
-
-
-def whole(name: str, low: int, high: int) -> Option:
-    """An option that takes a whole number `low`-`high` (not a boolean, not a float)."""
-    return Option(name, f"a whole number {low}-{high}",
-                  lambda value: type(value) is int and low <= value <= high)
-
-
-def _among(choices: tuple[object, ...]) -> Callable[[Any], bool]:
-    # `type(...) is` keeps True from passing for 1, and 1 for True.
-    return lambda value: any(type(value) is type(c) and value == c for c in choices)
-
-
-def one_of(name: str, *choices: object) -> Option:
-    """An option that takes one of `choices`, read as "one of 'a', 'b', 'c'"."""
-    return Option(name, "one of " + ", ".join(repr(c) for c in choices), _among(choices))
-
-
-def either(name: str, first: object, second: object) -> Option:
-    """An option that takes one of two values, read as "'a' or 'b'"."""
-    return Option(name, f"{first!r} or {second!r}", _among((first, second)))
-
-
-class HouseRules:
-    """A variant's rules, a frozen dataclass whose named options are fields set by name."""
-
-    __slots__ = ()
-
-    def known_options(self) -> tuple[Option, ...]:
-        """The named house rules this variant takes; none by default."""
-        return ()
-
-    def with_options(self, options: Mapping[str, Any], game_id: str) -> Self:
-        """These rules with the named house rules set; unknown options or values raise."""
-        known = {option.name: option for option in self.known_options()}
-        for name, value in options.items():
-            option = known.get(name)
-            if option is None:
-                raise BadOptionError(f"{game_id}: no option {name!r}; its options are "
-                                     f"{', '.join(known) or 'none'}")
-            if not option.check(value):
-                raise BadOptionError(f"{game_id}: option {name} must be {option.values}, "
-                                     f"not {value!r}")
-        # Every subclass is a frozen dataclass; this base cannot say so to mypy.
-        replaced: Self = dataclasses.replace(cast(Any, self), **dict(options))
-        return replaced
-
-    def options(self) -> JSON:
-        """The house rules in force, as a setup line gives them."""
-        return {option.name: getattr(self, option.name) for option in self.known_options()}
 
 
 # -- the state and the game every dice game builds on ------------------------------------

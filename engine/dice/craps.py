@@ -20,21 +20,17 @@ from engine.dice import laws
 from engine.dice.core import (
     DiceGame,
     DiceState,
-    HouseRules,
-    Option,
     RethrowEvent,
     ThrowEvent,
-    best_off,
     chance,
     odds_against,
     odds_text,
-    parse_player,
     parse_rethrow,
     parse_throw,
     ways,
-    whole,
 )
 from engine.errors import IllegalEventError
+from engine.rules import HouseRules, Option, best_off, parse_player, whole
 
 NICKS = frozenset({7, 11})
 CRAPS = frozenset({2, 3, 12})

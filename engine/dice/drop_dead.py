@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
-from engine.dice.core import HouseRules, distinct_throws
+from engine.dice.core import distinct_throws
 from engine.dice.turns import TurnGame, TurnState, TurnThrow, parse_turn_throw
 from engine.errors import IllegalEventError
+from engine.rules import HouseRules
 
 DICE = 5
 DEAD = frozenset({2, 5})

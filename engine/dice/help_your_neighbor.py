@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
-from engine.dice.core import FACES, HouseRules, Option, either
+from engine.dice.core import FACES
 from engine.dice.turns import TurnGame, TurnState, TurnThrow
 from engine.errors import IllegalEventError
+from engine.rules import HouseRules, Option, either
 
 COUNTERS = 5
 

@@ -25,18 +25,10 @@ from itertools import combinations
 from typing import Any, ClassVar
 
 from engine.core import JSON, Awaiting, Event, LawRef, Ruling, hoyle_law
-from engine.dice.core import (
-    FACES,
-    Option,
-    StandEvent,
-    distinct_throws,
-    one_of,
-    parse_player,
-    parse_throw,
-    whole,
-)
+from engine.dice.core import FACES, StandEvent, distinct_throws, parse_throw
 from engine.dice.turns import ORDINALS, Hand, HandRules, HandState, TurnGame
 from engine.errors import IllegalEventError
+from engine.rules import Option, one_of, parse_player, whole
 
 VALUES = hoyle_law(10340, 10344, "Poker Dice: pairs, triplets, fours or five of a kind; "
                                  "straights no value; aces high in the East, sixes in the West")

@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
-from engine.dice.core import FACES, HouseRules, Option, distinct_throws, either
+from engine.dice.core import FACES, distinct_throws
 from engine.dice.turns import TurnGame, TurnState, TurnThrow, parse_turn_throw
 from engine.errors import IllegalEventError
+from engine.rules import HouseRules, Option, either
 
 PINS = 10
 FRAMES = 10

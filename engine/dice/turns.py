@@ -25,17 +25,13 @@ from engine.core import JSON, Awaiting, Event, LawRef, Operation, Outcome, Rulin
 from engine.dice.core import (
     DiceGame,
     DiceState,
-    HouseRules,
-    Option,
     RethrowEvent,
     distinct_throws,
-    names,
-    one_of,
-    parse_player,
     parse_rethrow,
     parse_throw,
 )
 from engine.errors import IllegalEventError
+from engine.rules import HouseRules, Option, names, one_of, parse_player
 
 #: The house rules for a tie for best: another turn each for the tied players, or a shared win.
 TIES = ("throw-off", "share")

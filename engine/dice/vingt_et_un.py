@@ -23,20 +23,16 @@ from engine.dice.core import (
     FACES,
     DiceGame,
     DiceState,
-    HouseRules,
-    Option,
     RethrowEvent,
     StandEvent,
     ThrowEvent,
-    best_off,
     odds_text,
-    parse_player,
     parse_rethrow,
     parse_throw,
-    whole,
 )
 from engine.dice.craps import MAX_ROUNDS, MAX_STAKE
 from engine.errors import IllegalEventError
+from engine.rules import HouseRules, Option, best_off, parse_player, whole
 
 TARGET = 21
 

@@ -1,0 +1,3 @@
+"""The card family: cards, packs and shoes, and the banking games of the books."""
+
+GAMES: tuple[()] = ()
