@@ -33,7 +33,7 @@ from controller.config import Config
 from controller.errors import Rejected
 from controller.table import Table
 from engine.core import JSON
-from engine.dice.core import RETHROW_REASONS, ThrowEvent
+from engine.dice.core import RETHROW_REASONS
 from vision.camera import Camera, CameraEnded, CameraUnavailable, FolderCamera, open_camera
 from vision.core import BadFrameError, VisionError
 from vision.settle import ThrowRead, ThrowWatcher
@@ -177,8 +177,9 @@ class DiceRunner:
         if engine is None:
             return None
         for event in engine.legal_events():
-            if isinstance(event, ThrowEvent):
-                return len(event.dice)
+            data = event.to_json()
+            if data["type"] == "throw":
+                return len(data["dice"])
         return None
 
     # -- the simulated table ---------------------------------------------------------------
@@ -198,8 +199,7 @@ class DiceRunner:
             return False
         engine = self.table.state.engine
         if engine is not None:
-            bets = [e for e in engine.legal_events() if not isinstance(e, ThrowEvent)
-                    and e.type != "rethrow"]
+            bets = [e for e in engine.legal_events() if e.type not in ("throw", "rethrow")]
             if bets and self.rng.random() < 0.5:
                 bet = self.rng.choice(bets)
                 self._call(self.table.record("event", "sim", {"event": bet.to_json()}))
