@@ -8,11 +8,12 @@ or a value it does not take is refused naming the game and the option.
 from __future__ import annotations
 
 import dataclasses
+from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Self, cast
+from typing import Any, Generic, Self, TypeVar, cast
 
-from engine.core import JSON, Outcome
+from engine.core import JSON, Event, Game, LawRef, Outcome, State, check_players
 from engine.errors import BadOptionError, IllegalEventError
 
 
@@ -102,3 +103,78 @@ class HouseRules:
         return {option.name: getattr(self, option.name) for option in self.known_options()}
 
 
+
+
+# -- games whose state is the replay of their own events ------------------------------------
+
+class LoggedState(State):
+    """A game in progress that keeps its events: a save is its log, a load replays it.
+
+    A subclass keeps its whole position in attributes its constructor sets, so the
+    position can always be rebuilt by replaying `history` (a void or a correction
+    replays the log without an event).
+    """
+
+    game: LoggedGame[Any]
+    rules: HouseRules
+    players: list[str]
+    history: list[Event]
+
+    def replayed_without_last(self) -> None:
+        """Become the position before the last event, by replaying the log without it."""
+        fresh = self.game.replay(self.rules, self.players, self.history[:-1])
+        vars(self).update(vars(fresh))
+
+    def save_extra(self) -> JSON:
+        """What a save keeps beyond the log (a flag the events alone do not set)."""
+        return {}
+
+    def restore_extra(self, saved: Mapping[str, Any]) -> None:
+        """Set back what `save_extra` kept."""
+
+    def save(self) -> JSON:
+        return {"players": list(self.players), "options": self.rules.options(),
+                "events": [e.to_json() for e in self.history], **self.save_extra()}
+
+
+LoggedStateT = TypeVar("LoggedStateT", bound=LoggedState)
+
+
+class LoggedGame(Game, Generic[LoggedStateT]):
+    """A game whose `rules` are the variant (`HouseRules`) and whose states replay their log."""
+
+    rules: HouseRules
+
+    @abstractmethod
+    def start(self, rules: Any, players: Sequence[str]) -> LoggedStateT:
+        """A fresh state under `rules` (already checked; each game's own rules type)."""
+
+    @abstractmethod
+    def own_laws(self) -> tuple[LawRef, ...]:
+        """The laws of the game's own passage that its rulings cite."""
+
+    def seated(self, players: Sequence[str]) -> list[str]:
+        """The players' names, checked for this game's table."""
+        return check_players(players, "at one table")
+
+    def new_state(self, players: Sequence[str],
+                  options: Mapping[str, Any] | None = None) -> LoggedStateT:
+        rules = self.rules.with_options(options or {}, self.id)
+        return self.start(rules, self.seated(players))
+
+    def replay(self, rules: HouseRules, players: Sequence[str],
+               events: Sequence[Event]) -> LoggedStateT:
+        state = self.start(rules, players)
+        for event in events:
+            state.apply(event)
+        return state
+
+    def load(self, saved: Mapping[str, Any]) -> LoggedStateT:
+        state = self.new_state(saved["players"], saved["options"])
+        for data in saved["events"]:
+            state.apply(state.parse_event(data))
+        state.restore_extra(saved)
+        return state
+
+    def laws(self) -> tuple[LawRef, ...]:
+        return self.own_laws()

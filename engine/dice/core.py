@@ -9,25 +9,22 @@ Every dice game keeps the log of its events, so a save and a rethrow both replay
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations_with_replacement, product
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from engine.core import (
     JSON,
     Event,
-    Game,
     LawRef,
     Operation,
     Ruling,
-    State,
-    check_players,
 )
 from engine.dice import laws
 from engine.errors import IllegalEventError
-from engine.rules import HouseRules
+from engine.rules import LoggedGame, LoggedState
 
 FACES = (1, 2, 3, 4, 5, 6)
 #: Why a throw is void, and the law that makes it so.
@@ -129,17 +126,9 @@ def odds_text(probability: Fraction) -> str:
 
 # -- the state and the game every dice game builds on ------------------------------------
 
-class DiceState(State):
-    """A dice game in progress: the log that a save and a rethrow replay.
+class DiceState(LoggedState):
+    """A dice game in progress: the log that a save and a rethrow replay."""
 
-    A subclass keeps its whole position in attributes its constructor sets, so a rethrow
-    can rebuild it by replaying the log without the voided throw.
-    """
-
-    game: DiceGame[Any]
-    rules: HouseRules
-    players: list[str]
-    history: list[Event]
     rethrow_allowed: bool
 
     @abstractmethod
@@ -163,10 +152,7 @@ class DiceState(State):
 
     def void_last(self, event: RethrowEvent) -> Operation:
         """Undo the last throw by replaying the log without it."""
-        fresh = self.game.replay(self.rules, self.players, self.history[:-1])
-        # The position is every attribute the constructor and the events set, so the
-        # replayed state's attributes are the position without the voided throw.
-        vars(self).update(vars(fresh))
+        self.replayed_without_last()
         self.rethrow_allowed = False
         return Operation(event, (Ruling(
             "rethrow", self.thrower, None,
@@ -179,52 +165,20 @@ class DiceState(State):
             return []
         return [RethrowEvent(reason) for reason in RETHROW_REASONS]
 
-    def save(self) -> JSON:
-        return {"players": list(self.players), "options": self.rules.options(),
-                "events": [e.to_json() for e in self.history],
-                "rethrow_allowed": self.rethrow_allowed}
+    def save_extra(self) -> JSON:
+        return {"rethrow_allowed": self.rethrow_allowed}
+
+    def restore_extra(self, saved: Mapping[str, Any]) -> None:
+        self.rethrow_allowed = bool(saved["rethrow_allowed"])
 
 
 StateT = TypeVar("StateT", bound=DiceState)
 
 
-class DiceGame(Game, Generic[StateT]):
+class DiceGame(LoggedGame[StateT]):
     """A dice game of the book: its `rules` are the variant, its states replay their log."""
 
     family = "dice"
-
-    rules: HouseRules
-
-    @abstractmethod
-    def start(self, rules: Any, players: Sequence[str]) -> StateT:
-        """A fresh state under `rules` (already checked; each game's own rules type)."""
-
-    @abstractmethod
-    def own_laws(self) -> tuple[LawRef, ...]:
-        """The laws of the game's own passage that its rulings cite."""
-
-    def seated(self, players: Sequence[str]) -> list[str]:
-        """The players' names, checked for this game's table."""
-        return check_players(players, "at one table")
-
-    def new_state(self, players: Sequence[str],
-                  options: Mapping[str, Any] | None = None) -> StateT:
-        rules = self.rules.with_options(options or {}, self.id)
-        return self.start(rules, self.seated(players))
-
-    def replay(self, rules: HouseRules, players: Sequence[str],
-               events: Sequence[Event]) -> StateT:
-        state = self.start(rules, players)
-        for event in events:
-            state.apply(event)
-        return state
-
-    def load(self, saved: Mapping[str, Any]) -> StateT:
-        state = self.new_state(saved["players"], saved["options"])
-        for data in saved["events"]:
-            state.apply(state.parse_event(data))
-        state.rethrow_allowed = bool(saved["rethrow_allowed"])
-        return state
 
     def laws(self) -> tuple[LawRef, ...]:
         return (*RETHROW_REASONS.values(), *self.own_laws())
