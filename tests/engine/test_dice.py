@@ -7,105 +7,52 @@ tables give odds the book states beside the exact figure from enumerating the 36
 
 from __future__ import annotations
 
-import json
-import tomllib
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from controller.adjudicate import adjudicate
-from engine.core import HOYLE_1940, State
+from engine.core import HOYLE_1940
 from engine.dice import laws
 from engine.dice.core import chance, odds_against, odds_text, throws, ways
 from engine.dice.craps import BOOK_ODDS, figures, point_chance
 from engine.errors import BadOptionError, IllegalEventError
 from engine.registry import all_games, get_game
-from tests.engine.seeds import passage
+from tests.engine.book_vectors import (
+    VECTORS,
+    Entry,
+    assert_cites_the_book,
+    assert_docs_transcript,
+    assert_plays_as_the_book,
+    load_entries,
+    play,
+)
 
-REPO = Path(__file__).resolve().parents[2]
-VECTORS = Path(__file__).resolve().parent / "vectors" / "dice"
-DOCS = REPO / "docs" / "dice.md"
-TRANSCRIPTS = REPO / "docs" / "transcripts" / "dice"
-
-REQUIRED = {"name", "book", "lines", "quote", "players", "events", "scores", "over", "winner"}
-OPTIONAL = {"note", "options", "rulings", "no_rulings", "caster", "point"}
 ODDS_KEYS = {"name", "book", "lines", "quote", "what", "book_odds", "exact"}
 
 DICE_IDS = sorted(g.id for g in all_games() if g.family == "dice")
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One `[[vector]]` or `[[odds]]` table and the game file it came from."""
-
-    game: str
-    data: Mapping[str, Any]
-
-    @property
-    def id(self) -> str:
-        return f"{self.game}: {self.data['name']}"
+VECTORS_LIST = load_entries("dice", "vector")
+ODDS_LIST = load_entries("dice", "odds")
 
 
-def _load(kind: str) -> list[Entry]:
-    found: list[Entry] = []
-    for path in sorted(VECTORS.glob("*.toml")):
-        with path.open("rb") as handle:
-            table = tomllib.load(handle)
-        assert table.get("game") == path.stem, f"{path.name}: game must be {path.stem!r}"
-        found.extend(Entry(path.stem, data) for data in table.get(kind, []))
-    return found
-
-
-VECTORS_LIST = _load("vector")
-ODDS_LIST = _load("odds")
-
-
-
-
-def play(game_id: str, players: Sequence[str], options: Mapping[str, Any] | None,
-         events: Sequence[Mapping[str, Any]]) -> tuple[State, set[str]]:
-    state = get_game(game_id).new_state(players, options)
-    kinds: set[str] = set()
-    for data in events:
-        kinds.update(r.kind for r in state.apply(state.parse_event(data)).rulings)
-    return state, kinds
 
 
 @pytest.mark.parametrize("entry", VECTORS_LIST + ODDS_LIST, ids=lambda e: e.id)
 def test_entry_cites_the_book(entry: Entry) -> None:
     assert entry.data["book"] == HOYLE_1940
-    text = passage(entry.data["book"], entry.data["lines"])
-    quote = " ".join(entry.data["quote"].split())
-    assert quote.lower() in text.lower(), f"{quote!r} is not in lines {entry.data['lines']}"
+    assert_cites_the_book(entry)
 
 
 @pytest.mark.parametrize("vector", VECTORS_LIST, ids=lambda e: e.id)
 def test_vector_plays_as_the_book(vector: Entry) -> None:
+    snapshot = assert_plays_as_the_book(vector, frozenset({"caster", "point"}))
     data = vector.data
-    keys = set(data)
-    assert REQUIRED <= keys <= REQUIRED | OPTIONAL, f"keys {sorted(keys)}"
-    state, kinds = play(vector.game, data["players"], data.get("options"), data["events"])
-    snapshot = state.snapshot()
-    assert {s["player"]: s["total"] for s in snapshot["sheet"]} == data["scores"]
-    assert snapshot["over"] is data["over"]
-    assert snapshot["winners"] == data["winner"]
-    outcome = state.outcome()
-    assert (outcome is not None) is data["over"]
-    if outcome is not None:
-        assert list(outcome.winners) == data["winner"]
-        assert dict(outcome.scores) == data["scores"]
     if "caster" in data:
         assert snapshot["caster"] == data["caster"]
     if "point" in data:  # 0: no point is set
         assert (snapshot["point"] or 0) == data["point"]
-    missing = set(data.get("rulings", [])) - kinds
-    assert not missing, f"rulings {sorted(missing)} not given (got {sorted(kinds)})"
-    unwanted = set(data.get("no_rulings", [])) & kinds
-    assert not unwanted, f"rulings {sorted(unwanted)} given but the book gives none"
 
 
 @pytest.mark.parametrize("odds", ODDS_LIST, ids=lambda e: e.id)
@@ -121,7 +68,7 @@ def test_book_odds_beside_the_exact_figure(odds: Entry) -> None:
 
 
 def test_every_dice_game_has_vectors() -> None:
-    files = {path.stem for path in VECTORS.glob("*.toml")}
+    files = {path.stem for path in (VECTORS / "dice").glob("*.toml")}
     assert files == set(DICE_IDS)
 
 
@@ -231,25 +178,6 @@ def test_the_point_ruling_gives_exact_and_book_odds() -> None:
     assert point.law == laws.POINT
 
 
-def read_transcript(path: Path) -> Iterator[dict[str, Any]]:
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            yield json.loads(line)
-
-
 @pytest.mark.parametrize("game_id", DICE_IDS)
 def test_docs_transcript_is_a_vector_and_adjudicates(game_id: str) -> None:
-    path = TRANSCRIPTS / f"{game_id}.jsonl"
-    setup, *events = read_transcript(path)
-    assert setup["type"] == "setup"
-    vector = next((v for v in VECTORS_LIST if v.game == game_id and v.data["events"] == events
-                   and v.data["players"] == setup["players"]), None)
-    assert vector is not None, f"no vector in {game_id}.toml plays the docs transcript"
-    result = adjudicate(game_id, path.read_text(encoding="utf-8").splitlines(), path.name)
-    assert result["over"] is True
-    assert result["scores"] == vector.data["scores"]
-    assert result["winners"] == vector.data["winner"]
-    assert "frames" not in result
-    docs = [DOCS, *sorted((REPO / "docs" / "dice").glob("*.md"))]
-    assert any(f"transcripts/dice/{game_id}.jsonl" in page.read_text(encoding="utf-8")
-               for page in docs), f"docs/dice.md or docs/dice/*.md must show {game_id}'s transcript"
+    assert_docs_transcript("dice", game_id, VECTORS_LIST)

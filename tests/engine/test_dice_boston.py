@@ -11,7 +11,7 @@ from engine.dice.boston import GTB_SCORE, MUL_SCORE, ROUND_THE_SPOT, RTS_SCORE
 from engine.dice.core import FACES
 from engine.errors import BadOptionError, IllegalEventError
 from engine.registry import get_game
-from tests.engine.test_dice import play
+from tests.engine.book_vectors import play
 
 ANN = [{"type": "throw", "dice": [6, 3, 2]}, {"type": "throw", "dice": [5, 1]}]
 

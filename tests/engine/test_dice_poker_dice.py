@@ -12,7 +12,7 @@ from engine.dice.core import throws
 from engine.dice.poker_dice import BEST, CATEGORIES, PokerHand, rank_hand, strength
 from engine.errors import BadOptionError, IllegalEventError
 from engine.registry import get_game
-from tests.engine.test_dice import play
+from tests.engine.book_vectors import play
 
 FIRST = {"type": "throw", "dice": [1, 1, 4, 5, 6]}
 

@@ -25,10 +25,10 @@ from engine.dice.raffles import (
 )
 from engine.errors import BadOptionError, IllegalEventError
 from engine.registry import get_game
+from tests.engine.book_vectors import VECTORS, play
 from tests.engine.seeds import passage
-from tests.engine.test_dice import VECTORS, play
 
-with (VECTORS / "raffles.toml").open("rb") as _handle:
+with (VECTORS / "dice" / "raffles.toml").open("rb") as _handle:
     TABLES = tomllib.load(_handle)
 ROWS: list[dict[str, Any]] = TABLES["book_odds"]
 CHANCES: list[dict[str, Any]] = TABLES["book_chances"]
