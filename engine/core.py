@@ -50,6 +50,11 @@ def hoyle_law(first: int, last: int, title: str) -> LawRef:
     return LawRef(HOYLE_1940, (first, last), title)
 
 
+def round_games_law(first: int, last: int, title: str) -> LawRef:
+    """A law of Round Games with Cards (1897): lines `first`-`last` of its seed file."""
+    return LawRef(ROUND_GAMES_1897, (first, last), title)
+
+
 @dataclass(frozen=True, slots=True)
 class Ruling:
     """One decision of the rules, in the project's words, with the law behind it."""
