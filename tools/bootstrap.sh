@@ -18,6 +18,12 @@ have sqlite3 || need_apt+=(sqlite3)
 if [ "${HOYLE_WITH_BROWSER:-0}" = 1 ]; then
   have chromium || need_apt+=(chromium)
 fi
+# The test suite composes card scenes from Debian's card designs (tools/test.sh sets this).
+if [ "${HOYLE_FOR_TESTS:-0}" = 1 ]; then
+  [ -d /usr/share/aisleriot/cards ] || need_apt+=(gnome-cards-data)
+  [ -d /usr/share/carddecks ] || need_apt+=(kdegames-card-data-kf5)
+  have rsvg-convert || need_apt+=(librsvg2-bin)
+fi
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   sudo_cmd=()

@@ -2,7 +2,7 @@
 # Runs the whole test suite: lint, strict type check, tests. Installs what it needs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash tools/bootstrap.sh
+HOYLE_FOR_TESTS=1 bash tools/bootstrap.sh
 echo "== ruff" >&2
 .venv/bin/ruff check controller drivers vision engine tests bench
 echo "== mypy --strict" >&2
