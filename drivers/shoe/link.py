@@ -15,6 +15,7 @@ the devices built on it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -49,6 +50,7 @@ from drivers.shoe.protocol import (
     decode_message,
     encode_message,
 )
+from drivers.wire.commands import PORT_ERRORS
 from drivers.wire.frame import FrameReceiver, WireError
 from drivers.wire.messages import ProtocolMismatch, WrongNode
 
@@ -346,7 +348,10 @@ class CardLink(Closeable):
             self._queue.append(command)
         port = self._serial
         if port is not None and hasattr(port, "cancel_read"):
-            port.cancel_read()
+            # Wakes the reader from its read at once; the reader may be closing the port
+            # itself (a reconnect), which makes the wake-up pipe already gone.
+            with contextlib.suppress(*PORT_ERRORS):
+                port.cancel_read()
         if not command.done.wait(self._timing.command_wait):
             with self._cond:
                 if command in self._queue:
@@ -375,7 +380,10 @@ class CardLink(Closeable):
         self._stopping.set()
         port = self._serial
         if port is not None and hasattr(port, "cancel_read"):
-            port.cancel_read()
+            # Wakes the reader from its read at once; the reader may be closing the port
+            # itself (a reconnect), which makes the wake-up pipe already gone.
+            with contextlib.suppress(*PORT_ERRORS):
+                port.cancel_read()
         if self._thread.ident is not None and threading.current_thread() is not self._thread:
             self._thread.join(_JOIN_TIMEOUT)
             if self._thread.is_alive():
