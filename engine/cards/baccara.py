@@ -1,0 +1,609 @@
+"""Baccara and Chemin de Fer (Hoyle's Games 1940): the hand nearest 9 against the banker.
+
+Baccara: the first player holds the bank (bought at auction, outside the engine) and
+puts up `bank`, the most it can lose; the other players sit alternately on his right and
+his left (the second player on the right, the third on the left, ...). Each coup the
+banker deals two cards to the player holding the right hand, the left hand and himself;
+8 or 9 is a natural and is shown at once; otherwise the banker offers a card (or not),
+each side takes or refuses one, and the banker draws or stands. The hand nearest 9 wins;
+ties stand off. Chemin de Fer is the variety with six packs, one side (the player on the
+banker's right) and a bank that passes to the left as soon as the banker loses a coup.
+
+Events (docs/cards/baccara.md): `{"type": "bet", "player": "Cy", "on": "right",
+"amount": 10}` (on right, left, cheval, banco-right or banco-left; at Chemin de Fer right or
+banco) before the deal; `{"type": "card", "to": "right", "card": "9H", "up": false}` (to
+right, left or banker, dealt right, left, banker, twice); `{"type": "offer", "player":
+"Ann"}`, `{"type": "draw", ...}`, `{"type": "stand", ...}`; `{"type": "pass", "player":
+"Ann"}` (Chemin de Fer: the bank passed after a tie); `{"type": "shuffle"}`.
+
+>>> from engine.cards.core import parse_card
+>>> point([parse_card("9S"), parse_card("5D")]), point([parse_card("7C"), parse_card("3H")])
+(4, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from engine.cards.core import FULL_PACK, Card, CardEvent, codes
+from engine.cards.stakes import (
+    MAX_DEALS,
+    MAX_STAKE,
+    SAMPLE_STAKES,
+    ActEvent,
+    BetEvent,
+    CardBankGame,
+    CardBankState,
+    DrawEvent,
+    ShuffleEvent,
+    Stake,
+    StandEvent,
+)
+from engine.core import JSON, Awaiting, Event, LawRef, Ruling, hoyle_law
+from engine.rules import HouseRules, Option, either, whole
+
+BANKER = "banker"
+TEN_COUNTS = frozenset({"10", "J", "Q", "K"})
+
+
+def value(card: Card) -> int:
+    """The card's count: K Q J 10 nothing, the rest their pips (ace 1)."""
+    return 0 if card.rank in TEN_COUNTS else card.order
+
+
+def point(cards: Iterable[Card]) -> int:
+    """The hand's point: only the last figure of its count (14 is 4, 10 is baccara, 0)."""
+    return sum(value(card) for card in cards) % 10
+
+
+@dataclass(frozen=True, slots=True)
+class Laws:
+    """The law each kind of ruling cites; Chemin de Fer cites its own passage throughout."""
+
+    bank: LawRef
+    bets: LawRef
+    deal: LawRef
+    natural: LawRef
+    draw: LawRef
+    result: LawRef
+    rotation: LawRef
+    short: LawRef
+    banco: LawRef
+
+    def all(self) -> tuple[LawRef, ...]:
+        return tuple(dict.fromkeys((self.bank, self.bets, self.deal, self.natural, self.draw,
+                                    self.result, self.rotation, self.short, self.banco)))
+
+
+BACCARA_LAWS = Laws(
+    bank=hoyle_law(1423, 1434, "Baccara: the bank's cash is the most it can lose; three packs"),
+    bets=hoyle_law(1440, 1449, "Baccara: bets that the right or the left beats the banker, "
+                   "or on both, a cheval"),
+    deal=hoyle_law(1451, 1458, "Baccara: one card each to right, left and banker, twice; "
+                   "8 or 9 is shown at once; K Q J 10 count nothing"),
+    natural=hoyle_law(1460, 1463, "Baccara: a natural 8 or 9 is paid; the banker's natural, "
+                      "neither player having one, wins everything"),
+    draw=hoyle_law(1463, 1473, "Baccara: the banker offers a card right, then left; if both "
+                   "refuse he must take one"),
+    result=hoyle_law(1486, 1499, "Baccara: the hand nearest 9 wins; ties stand off; a cheval "
+                     "bets; only the last figure counts"),
+    rotation=hoyle_law(1501, 1509, "Baccara: a side that loses a coup passes its hand to the "
+                       "next player beyond"),
+    short=hoyle_law(1511, 1515, "Baccara: a short bank pays the hands first, then the players "
+                    "beyond them in order"),
+    banco=hoyle_law(1517, 1528, "Baccara: banco takes precedence of all other bets; a broken "
+                    "bank is put up again; not more than twice running"),
+)
+#: Chemin de Fer's passage (lines 1531-1543) makes it "a variety" of Baccara: every ruling
+#: cites that passage, its title naming the Baccara lines the rule comes from.
+_VARIETY = (1534, 1538)
+CHEMIN_LAWS = Laws(
+    bank=hoyle_law(*_VARIETY, "Chemin de Fer: six packs; the bank as at Baccara (1423-1428)"),
+    bets=hoyle_law(*_VARIETY, "Chemin de Fer: bets on the player on the right, as at Baccara "
+                   "(1440-1449)"),
+    deal=hoyle_law(*_VARIETY, "Chemin de Fer: cards only to the right and the banker, dealt "
+                   "and counted as at Baccara (1451-1458)"),
+    natural=hoyle_law(*_VARIETY, "Chemin de Fer: naturals as at Baccara (1460-1463)"),
+    draw=hoyle_law(*_VARIETY, "Chemin de Fer: the draw as at Baccara (1463-1473)"),
+    result=hoyle_law(*_VARIETY, "Chemin de Fer: nearest 9 wins, ties stand off, as at Baccara "
+                     "(1486-1499)"),
+    rotation=hoyle_law(1534, 1541, "Chemin de Fer: the bank passes to the left when the banker "
+                       "loses; after a tie without a card given he may pass it"),
+    short=hoyle_law(*_VARIETY, "Chemin de Fer: a short bank pays in order, as at Baccara "
+                    "(1511-1515)"),
+    banco=hoyle_law(*_VARIETY, "Chemin de Fer: banco as at Baccara (1517-1528)"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PassEvent(ActEvent):
+    """Chemin de Fer: after a tie in which he gave no card, the banker passes the bank."""
+
+    type: ClassVar[str] = "pass"
+
+
+@dataclass(frozen=True, slots=True)
+class OfferEvent(ActEvent):
+    """The banker offers a card to the sides (else he decides for himself at once)."""
+
+    type: ClassVar[str] = "offer"
+
+
+@dataclass(frozen=True, slots=True)
+class BaccaraRules(HouseRules):
+    """Baccara or Chemin de Fer: the bank put up, the session's length, the 9-against-8 rule.
+
+    `natural_nine`: a player shows a natural 8 and the banker has 9. "point" (the default,
+    the catalogue's reading) rules by the general law, nearest 9 wins (lines 1486-1487);
+    "pay" reads line 1460 literally, "if the banker has not an equal number, he must pay".
+    """
+
+    chemin: bool = False
+    deals: int = 10
+    bank: int = 1000
+    natural_nine: str = "point"
+
+    def known_options(self) -> tuple[Option, ...]:
+        return (whole("deals", 1, MAX_DEALS), whole("bank", 1, MAX_STAKE),
+                either("natural_nine", "point", "pay"))
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        return ("right",) if self.chemin else ("right", "left")
+
+    @property
+    def laws(self) -> Laws:
+        return CHEMIN_LAWS if self.chemin else BACCARA_LAWS
+
+    @property
+    def bet_names(self) -> tuple[str, ...]:
+        if self.chemin:
+            return ("right", "banco")
+        return ("right", "left", "cheval", "banco-right", "banco-left")
+
+
+class BaccaraState(CardBankState):
+    """A session of Baccara or Chemin de Fer: the bank, the sides' holders, each coup."""
+
+    rules: BaccaraRules
+    ACTS: ClassVar[Mapping[str, type[ActEvent]]] = {
+        "offer": OfferEvent, "draw": DrawEvent, "stand": StandEvent, "pass": PassEvent}
+    SHUFFLES = True
+
+    def packs(self) -> int:
+        return 6 if self.rules.chemin else 3
+
+    def start(self) -> None:
+        self.laws = self.rules.laws
+        self.seat = 0
+        self.capital = self.rules.bank
+        self.holders = dict.fromkeys(self.rules.sides, 0)
+        self.banco_run: tuple[str, int] | None = None
+        self.may_pass = False
+        self.new_coup()
+
+    def new_coup(self) -> None:
+        self.cards: dict[str, list[CardEvent]] = {hand: [] for hand in (*self.live, BANKER)}
+        self.phase = "bets"
+        self.results: dict[str, int] = {}
+        self.asked: list[str] = []
+        self.drew: list[str] = []
+        self.drawing: str | None = None
+
+    # -- the table ---------------------------------------------------------------------------
+
+    @property
+    def banker(self) -> str:
+        return self.players[self.seat]
+
+    def seats(self, side: str) -> list[str]:
+        """A side's players, from the banker outward (Chemin de Fer: from his right)."""
+        count = len(self.players)
+        if self.rules.chemin:
+            return [self.players[(self.seat - i) % count] for i in range(1, count)]
+        others = self.players[1:]
+        return others[0::2] if side == "right" else others[1::2]
+
+    @property
+    def live(self) -> list[str]:
+        """The sides that have a player to hold the hand."""
+        return [side for side in self.rules.sides if self.seats(side)]
+
+    def holder(self, side: str) -> str:
+        seats = self.seats(side)
+        return seats[self.holders[side] % len(seats)]
+
+    def bets(self) -> Sequence[str]:
+        return self.rules.bet_names
+
+    def card_hands(self) -> Sequence[str]:
+        return (*self.rules.sides, BANKER)
+
+    def hands(self) -> dict[str, list[str]]:
+        return {hand: codes(dealt.card for dealt in cards) for hand, cards in self.cards.items()}
+
+    def points(self, hand: str) -> int:
+        return point(dealt.card for dealt in self.cards[hand])
+
+    def on_table(self) -> list[CardEvent]:
+        return [dealt for cards in self.cards.values() for dealt in cards]
+
+    def end_law(self) -> LawRef:
+        return self.laws.rotation
+
+    @property
+    def deal_order(self) -> list[str]:
+        return [*self.live, BANKER] * 2
+
+    def actor(self) -> str | None:
+        """Who acts next when it is a player's or the banker's decision."""
+        if self.drawing is not None:
+            return None
+        if self.phase == "draw":
+            return self.holder(self.asked[0])
+        if self.phase in ("offer", "banker"):
+            return self.banker
+        return None
+
+    def due(self) -> str | None:
+        """The hand the next card goes to, if a card is what comes next."""
+        if self.drawing is not None:
+            return self.drawing
+        dealt = len(self.on_table())
+        if self.phase in ("bets", "deal") and dealt < len(self.deal_order):
+            return self.deal_order[dealt]
+        return None
+
+    def where(self) -> str:
+        if self.over:
+            return "the game is over"
+        coup = f"coup {self.coups + 1}, {self.banker} banker"
+        due, actor = self.due(), self.actor()
+        if self.phase == "bets":
+            return f"{coup}: bets, then the deal"
+        if due is not None:
+            return f"{coup}: the next card goes to {due}"
+        choice = "offer, draw or stand" if self.phase == "offer" else "draw or stand"
+        return f"{coup}: {actor} to {choice}"
+
+    # -- checking ---------------------------------------------------------------------------
+
+    def verify_play(self, event: Event) -> None:
+        if isinstance(event, CardEvent):
+            due = self.due()
+            if due is None:
+                raise self.refuse(event, "no card is due now")
+            if event.to != due:
+                raise self.refuse(event, f"the {event.to} hand is closed; the next card "
+                                  f"goes to {due}")
+            return
+        if isinstance(event, ShuffleEvent):
+            if self.on_table() and self.shoe.left:
+                raise self.refuse(event, "the stock is shuffled between coups")
+            return
+        if isinstance(event, BetEvent):
+            self.verify_bet(event)
+            return
+        if isinstance(event, PassEvent):
+            if not (self.may_pass and self.phase == "bets" and not self.on_table()
+                    and event.player == self.banker and not self.stakes):
+                raise self.refuse(event, "the banker may pass the bank only after a tie in "
+                                  "which he gave no card, before the next bets")
+            return
+        assert isinstance(event, ActEvent)
+        actor = self.actor()
+        if actor is None or event.player != actor:
+            raise self.refuse(event, f"it is not {event.player}'s turn to act")
+        if isinstance(event, OfferEvent) and self.phase != "offer":
+            raise self.refuse(event, "the banker offers a card only before anyone draws")
+
+    def verify_bet(self, event: BetEvent) -> None:
+        if self.phase != "bets" or self.on_table():
+            raise self.refuse(event, "bets are made before the deal")
+        if event.player == self.banker:
+            raise self.refuse(event, "the banker takes the bets, he does not place them")
+        side = event.on.removeprefix("banco-") if event.on != "banco" else "right"
+        live = self.live
+        if event.on == "cheval":
+            if len(live) < 2:
+                raise self.refuse(event, "a cheval needs a player on each side")
+        elif side not in live:
+            raise self.refuse(event, f"no one holds the {side} hand")
+        if any(stake.on.startswith("banco") for stake in self.stakes):
+            raise self.refuse(event, "banco takes precedence of all other bets this coup")
+        if event.on.startswith("banco"):
+            if event.amount != self.capital:
+                raise self.refuse(event, f"banco bets the whole bank, {self.capital}")
+            if self.banco_run == (event.player, 2):
+                raise self.refuse(event, f"{event.player} may not go banco more than twice "
+                                  "running")
+
+    # -- playing ----------------------------------------------------------------------------
+
+    def play(self, event: Event) -> list[Ruling]:
+        laws = self.laws
+        if isinstance(event, ShuffleEvent):
+            return [Ruling("shuffle", None, None, f"The {self.packs()} packs are shuffled "
+                           "together.", laws.bank)]
+        if isinstance(event, BetEvent):
+            return self.place(event)
+        if isinstance(event, PassEvent):
+            self.may_pass = False
+            return [self.pass_bank("after the tie, the banker passes the bank")]
+        if isinstance(event, CardEvent):
+            self.cards[event.to].append(event)
+            self.may_pass = False
+            if self.drawing is not None:
+                self.drawing = None
+                if event.to == BANKER:
+                    return self.resolve()
+                return self.ask_next()
+            self.phase = "deal"
+            if len(self.on_table()) == len(self.deal_order):
+                return self.naturals()
+            return []
+        return self.act(event)
+
+    def place(self, event: BetEvent) -> list[Ruling]:
+        rulings = []
+        law = self.laws.banco if event.on.startswith("banco") else self.laws.bets
+        if event.on.startswith("banco") and self.stakes:
+            rulings.append(Ruling("withdrawn", None, None,
+                                  f"Banco takes precedence: the other bets "
+                                  f"({sum(s.amount for s in self.stakes)}) are withdrawn.",
+                                  self.laws.banco))
+            self.stakes = []
+        self.stakes.append(Stake(event.player, event.on, event.amount))
+        where = {"cheval": "a cheval, on both sides", "banco": "banco, against the whole bank"}
+        what = where.get(event.on) or (f"banco on the {event.on[6:]}, against the whole bank"
+                                       if event.on.startswith("banco") else
+                                       f"that the {event.on} beats the banker")
+        rulings.append(Ruling("bet", event.player, event.amount,
+                              f"{event.player} bets {event.amount} {what}.", law))
+        return rulings
+
+    def naturals(self) -> list[Ruling]:
+        laws = self.laws
+        bank = self.points(BANKER)
+        shown = [side for side in self.live if self.points(side) >= 8]
+        rulings = [Ruling("natural", self.holder(side), self.points(side),
+                          f"{self.holder(side)} shows a natural {self.points(side)} for the "
+                          f"{side}.", laws.deal) for side in shown]
+        if bank >= 8:
+            rulings.append(Ruling("natural", self.banker, bank,
+                                  f"The banker has a natural {bank}.", laws.natural))
+            for side in self.live:
+                self.results[side] = self.compare(side)
+            return rulings + self.resolve()
+        for side in shown:
+            self.results[side] = 1
+        self.asked = [side for side in self.live if side not in shown]
+        if not self.asked:
+            return rulings + self.resolve()
+        self.phase = "offer"
+        return rulings
+
+    def compare(self, side: str) -> int:
+        """+1 if the side beats the banker, -1 if he beats it, 0 for a stand-off."""
+        mine, bank = self.points(side), self.points(BANKER)
+        literal = self.rules.natural_nine == "pay" and mine >= 8 and bank >= 8
+        if literal and mine != bank and len(self.cards[side]) == 2:
+            return 1
+        return (mine > bank) - (mine < bank)
+
+    def act(self, event: Event) -> list[Ruling]:
+        laws = self.laws
+        who = getattr(event, "player", None)
+        if self.phase == "offer":
+            if isinstance(event, OfferEvent):
+                self.phase = "draw"
+                return [Ruling("offer", who, None, f"{who} offers a card, to the "
+                               f"{self.asked[0]} first.", laws.draw)]
+            if isinstance(event, DrawEvent):
+                self.drawing = BANKER
+                return [Ruling("draw", who, None, f"{who} offers no card and takes one "
+                               "himself.", laws.draw)]
+            return [Ruling("stand", who, None, f"{who} offers no card and stands.",
+                           laws.draw), *self.resolve()]
+        if self.phase == "draw":
+            side = self.asked.pop(0)
+            if isinstance(event, DrawEvent):
+                self.drew.append(side)
+                self.drawing = side
+                return [Ruling("draw", who, None, f"{who} takes a card for the {side}.",
+                               laws.draw)]
+            return [Ruling("stand", who, None, f"{who} refuses the card for the {side}.",
+                           laws.draw), *self.ask_next()]
+        if isinstance(event, DrawEvent):
+            self.drawing = BANKER
+            return [Ruling("draw", who, None, f"{who} takes a card.", laws.draw)]
+        return [Ruling("stand", who, None, f"{who} stands.", laws.draw), *self.resolve()]
+
+    def ask_next(self) -> list[Ruling]:
+        """After a side's decision (and card): the next side, or the banker's turn."""
+        if self.asked:
+            return []
+        self.phase = "banker"
+        if self.drew:
+            return []
+        self.drawing = BANKER
+        return [Ruling("must-draw", self.banker, None, "Every side refused the card: the "
+                       "banker must take it himself.", self.laws.draw)]
+
+    # -- settling ---------------------------------------------------------------------------
+
+    def resolve(self) -> list[Ruling]:
+        laws = self.laws
+        bank = self.points(BANKER)
+        rulings = []
+        for side in self.live:
+            if side not in self.results:
+                self.results[side] = self.compare(side)
+            mine, verdict = self.points(side), self.results[side]
+            word = {1: f"the {side} wins", -1: "the banker wins", 0: "a stand-off"}[verdict]
+            rulings.append(Ruling("coup", self.holder(side), mine,
+                                  f"{side.capitalize()} {mine} against the banker's {bank}: "
+                                  f"{word}.", laws.result))
+        rulings.extend(self.settle())
+        rulings.extend(self.rotate())
+        self.coups += 1
+        self.new_coup()
+        if self.coups >= self.rules.deals:
+            rulings.append(self.finish())
+        return rulings
+
+    def gain(self, stake: Stake) -> int:
+        """The stake's result for its player: +amount won, -amount lost, 0 a stand-off."""
+        if stake.on == "cheval":
+            right, left = self.results["right"], self.results["left"]
+            verdict = right if right == left else 0
+        else:
+            side = "right" if stake.on == "banco" else stake.on.removeprefix("banco-")
+            verdict = self.results[side]
+        return verdict * stake.amount
+
+    def pay_order(self) -> list[str]:
+        """Who is paid first when the bank is short: the hands, then the players beyond."""
+        rings = []
+        for side in self.live:
+            seats = self.seats(side)
+            start = self.holders[side] % len(seats) if not self.rules.chemin else 0
+            rings.append(seats[start:] + seats[:start])
+        return [ring[i] for i in range(max(map(len, rings), default=0))
+                for ring in rings if i < len(ring)]
+
+    def settle(self) -> list[Ruling]:
+        laws = self.laws
+        rulings = []
+        order = self.pay_order()
+        stakes = sorted(self.stakes, key=lambda stake: order.index(stake.player))
+        for stake in stakes:
+            gain = self.gain(stake)
+            if gain < 0:
+                self.pay(stake.player, gain)
+                self.capital -= gain
+                rulings.append(Ruling("bet-lost", stake.player, gain,
+                                      f"{self.banker} takes {stake.player}'s {stake.amount} "
+                                      f"on {stake.on}.", self.bet_law(stake)))
+            elif gain == 0:
+                rulings.append(Ruling("stand-off", stake.player, 0,
+                                      f"{stake.player}'s {stake.amount} on {stake.on} stands "
+                                      "off.", self.bet_law(stake)))
+        for stake in stakes:
+            gain = self.gain(stake)
+            if gain <= 0:
+                continue
+            paid = min(gain, self.capital)
+            self.capital -= paid
+            self.pay(stake.player, paid)
+            if paid == gain:
+                rulings.append(Ruling("bet-won", stake.player, paid,
+                                      f"{self.banker} pays {stake.player}'s {stake.amount} on "
+                                      f"{stake.on}, {paid}.", self.bet_law(stake)))
+            else:
+                rulings.append(Ruling("bank-short", stake.player, paid,
+                                      f"The bank is short: {stake.player} wins {gain} on "
+                                      f"{stake.on} but is paid only {paid}.", laws.short))
+        banco = next((s for s in self.stakes if s.on.startswith("banco")), None)
+        if banco is None:
+            self.banco_run = None
+        else:
+            run = self.banco_run[1] if self.banco_run and self.banco_run[0] == banco.player else 0
+            self.banco_run = (banco.player, run + 1)
+        self.stakes = []
+        if self.capital <= 0:
+            self.capital = self.rules.bank
+            rulings.append(Ruling("bank-broken", self.banker, self.capital,
+                                  f"The bank is broken: {self.banker} puts it up again, "
+                                  f"{self.capital}.", laws.banco))
+        return rulings
+
+    def bet_law(self, stake: Stake) -> LawRef:
+        return self.laws.banco if stake.on.startswith("banco") else self.laws.result
+
+    def rotate(self) -> list[Ruling]:
+        """Who holds the hands (Baccara) or the bank (Chemin de Fer) in the next coup."""
+        if self.rules.chemin:
+            if "right" not in self.live:
+                return []
+            verdict = self.results["right"]
+            if verdict > 0:
+                return [self.pass_bank("the banker has lost the coup")]
+            self.may_pass = verdict == 0 and not self.drew
+            if self.may_pass:
+                return [Ruling("tie", self.banker, None, f"A tie and no card given: "
+                               f"{self.banker} may pass the bank.", self.laws.rotation)]
+            return []
+        rulings = []
+        for side in self.live:
+            if self.results[side] < 0 and len(self.seats(side)) > 1:
+                lost = self.holder(side)
+                self.holders[side] += 1
+                rulings.append(Ruling("hand-passes", self.holder(side), None,
+                                      f"{lost} lost the coup: the {side} hand goes to "
+                                      f"{self.holder(side)}.", self.laws.rotation))
+        return rulings
+
+    def pass_bank(self, why: str) -> Ruling:
+        old = self.banker
+        self.seat = (self.seat + 1) % len(self.players)
+        self.capital = self.rules.bank
+        self.banco_run = None
+        return Ruling("bank-passes", self.banker, self.capital,
+                      f"{why}: the bank passes from {old} to {self.banker}, who puts up "
+                      f"{self.capital}.", self.laws.rotation)
+
+    # -- what the table may report --------------------------------------------------------
+
+    def legal_events(self) -> list[Event]:
+        if self.over:
+            return []
+        due = self.due()
+        events: list[Event] = []
+        if due is not None:
+            events.extend(CardEvent(due, card) for card in FULL_PACK
+                          if self.shoe.seen[card] < self.shoe.packs)
+        if (self.phase == "bets" and not self.on_table()) or not self.shoe.left:
+            events.append(ShuffleEvent())
+        if self.phase == "bets" and not self.on_table():
+            for name in self.players:
+                for on in self.rules.bet_names:
+                    amounts = (self.capital,) if on.startswith("banco") else SAMPLE_STAKES
+                    events.extend(BetEvent(name, on, amount) for amount in amounts)
+            if self.may_pass:
+                events.append(PassEvent(self.banker))
+        actor = self.actor()
+        if actor is not None:
+            events.extend(act(actor) for act in (OfferEvent, DrawEvent, StandEvent))
+        return [event for event in events if self.can_apply(event)]
+
+    def awaiting(self) -> tuple[Awaiting, ...]:
+        if self.over:
+            return ()
+        due, actor = self.due(), self.actor()
+        found = []
+        if self.phase == "bets" and not self.on_table() and len(self.players) > 1:
+            found.append(Awaiting("bet", "player", None, "bets before the deal"))
+        if due is not None:
+            found.append(Awaiting("card", "dealer", None, f"the next card, to the {due}"))
+        if actor is not None:
+            choice = "offer a card, or draw or stand" if self.phase == "offer" else \
+                "draw or stand"
+            found.append(Awaiting("act", "player", actor, f"{actor} to {choice}"))
+        return tuple(found)
+
+    def extra_snapshot(self) -> JSON:
+        return {"bank": self.capital,
+                "points": {hand: self.points(hand) for hand in self.cards},
+                "holders": {side: self.holder(side) for side in self.live},
+                "to_act": self.actor()}
+
+
+GAMES = (
+    CardBankGame("baccara", "Baccara", BaccaraRules(), BaccaraState, BACCARA_LAWS.all(),
+                 aliases=("baccarat",), most=11),
+    CardBankGame("chemin-de-fer", "Chemin de Fer", BaccaraRules(chemin=True), BaccaraState,
+                 CHEMIN_LAWS.all(), aliases=("chemmy",)),
+)

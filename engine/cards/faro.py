@@ -1,0 +1,617 @@
+"""Faro and Stuss as Hoyle's Games (1940) gives them: turns of two cards from a dealing box.
+
+The first player is the banker. The table reports every card as it comes into sight:
+the soda, then 25 turns of a loser and a winner, then the hockelty (lines 11710-11736).
+Bets go on the layout (a spade suit, lines 11738-11741) between turns, on one card or on
+several (lines 11772-11788), flat to win or coppered to lose (lines 11755-11770); on the
+last turn a player may call the turn (lines 11845-11853). Stuss is faro dealt out of hand,
+the banker taking all on splits (lines 11859-11861).
+
+The layout figure is lost in the scan (lines 11744-11752); the engine takes the
+catalogue's reading, the standard two rows with the 7 at the end, which every example
+of the text fits::
+
+    K  Q  J  10  9  8
+                       7
+    A  2  3  4   5  6
+
+Events (docs/cards/faro.md):
+
+- `{"type": "bet", "player": "Bob", "on": "K", "amount": 10}`: to win on the king;
+  `"copper": true` to lose; `"on": "4-5-9-10"` for several cards of one spot;
+  `"on": "call", "order": ["9", "Q"]` calls the last turn (9 loses, Q wins);
+- `{"type": "withdraw", "player": "Bob", "on": "K"}`: a bet with no action taken back;
+- `{"type": "card", "to": "loser", "card": "7H"}`: `to` is soda, loser, winner, hockelty.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+from typing import Any, ClassVar
+
+from engine.cards.bank_table import (
+    MAX_DEALS,
+    SAMPLE_STAKES,
+    BankGame,
+    BankState,
+    Shoe,
+    parse_amount,
+)
+from engine.cards.core import RANKS, CardEvent, parse_card_event
+from engine.core import JSON, Awaiting, Event, LawRef, Operation, Ruling, hoyle_law
+from engine.errors import IllegalEventError
+from engine.rules import HouseRules, Option, either, parse_player, whole
+
+#: The layout's rows (catalogue reading of the lost figure): 7 at the end, beside 8 and 6.
+TOP = ("K", "Q", "J", "10", "9", "8")
+BOTTOM = ("A", "2", "3", "4", "5", "6")
+SEVEN = "7"
+PILES = ("soda", "loser", "winner", "hockelty")
+#: Cards in a deal: the soda, 25 turns of two, the hockelty.
+DEAL = 52
+TURNS = 25
+
+LAWS: Mapping[str, LawRef] = {
+    "box": hoyle_law(11705, 11708, "Faro: one banker, 52 cards drawn in pairs from a box"),
+    "soda": hoyle_law(11710, 11721, "Faro: the soda, then each turn a loser and a winner"),
+    "hockelty": hoyle_law(11731, 11736, "Faro: the soda and the hockelty neither win nor lose"),
+    "bets": hoyle_law(11755, 11770, "Faro: flat to win, coppered to lose; action when the "
+                                    "card shows, else the bet may be moved"),
+    "several": hoyle_law(11772, 11788, "Faro: a bet on several cards is decided by the first; "
+                                       "both on one turn is a stand-off"),
+    "whipsaw": hoyle_law(11790, 11792, "Faro: two bets lost on two cards of one turn: "
+                                       "whipsawed"),
+    "settle": hoyle_law(11794, 11800, "Faro: the banker takes what he wins, pays even money, "
+                                      "and takes half on a split"),
+    "call": hoyle_law(11845, 11849, "Faro: calling the last turn of three cards pays 4 for 1"),
+    "cat-hop": hoyle_law(11851, 11853, "Faro: a cat-hop called correctly pays 2 for 1"),
+}
+STUSS_SPLIT = hoyle_law(11859, 11861, "Stuss: faro out of hand; on splits the banker takes all")
+
+
+def _stuss_law(law: LawRef) -> LawRef:
+    first, last = law.lines
+    what = law.title.removeprefix("Faro: ")
+    return hoyle_law(11859, 11861, f"Stuss is faro dealt out of hand: {what} "
+                                   f"(faro, lines {first}-{last})")
+
+
+STUSS_LAWS: Mapping[str, LawRef] = {
+    key: STUSS_SPLIT if key == "settle" else _stuss_law(law) for key, law in LAWS.items()}
+
+
+def _layout_spots() -> dict[frozenset[str], str]:
+    """Every group of cards one bet can take in, and how it is placed (lines 11772-11788)."""
+    spots: dict[frozenset[str], str] = {frozenset({rank}): "flat on the card" for rank in RANKS}
+    rows = (TOP, BOTTOM)
+    for row in rows:
+        for i in range(len(row) - 1):
+            spots[frozenset(row[i:i + 2])] = "between two cards"
+        for i in range(len(row) - 2):
+            spots[frozenset({row[i], row[i + 2]})] = "on an outside corner (the next but one)"
+            spots[frozenset(row[i:i + 3])] = "behind a card on the outer edge (three cards)"
+    for i, (top, bottom) in enumerate(zip(TOP, BOTTOM, strict=True)):
+        spots[frozenset({top, bottom})] = "between two cards"
+        if i + 1 < len(TOP):
+            square = frozenset({top, bottom, TOP[i + 1], BOTTOM[i + 1]})
+            spots[square] = "in the square between four cards"
+            for left_out in square:
+                spots[square - {left_out}] = "on the inside corner of a card (three cards)"
+            spots[frozenset({top, BOTTOM[i + 1]})] = "heeled diagonally (two cards)"
+            spots[frozenset({bottom, TOP[i + 1]})] = "heeled diagonally (two cards)"
+    spots[frozenset({TOP[-1], SEVEN})] = "between two cards"
+    spots[frozenset({BOTTOM[-1], SEVEN})] = "between two cards"
+    return spots
+
+
+SPOTS = _layout_spots()
+
+
+def spot_name(ranks: frozenset[str]) -> str:
+    """A spot as a bet's `on` names it: its cards in pack order, joined by '-'."""
+    return "-".join(rank for rank in RANKS if rank in ranks)
+
+
+SPOT_NAMES: Mapping[str, frozenset[str]] = {spot_name(ranks): ranks for ranks in SPOTS}
+#: The book's own examples of bets on several cards (lines 11775-11788), and the 6-7: the
+#: spots `legal_events` offers besides single cards (a table may report any spot).
+SAMPLE_SPOTS = ("4-5-9-10", "A-2-K", "5-8", "9-J", "2-3-4", "6-7")
+
+
+def split_chance(cards_left: int, copies: int, soda_pending: bool) -> Fraction:
+    """The exact chance that a bet on one denomination is decided by a split.
+
+    `cards_left` are still in the box (the soda if `soda_pending`, the turns, the hockelty)
+    and `copies` of them are of the denomination. Its first action is on turn k, split,
+    when both cards of turn k are of it and none came in an earlier turn: C(m - 2k, n - 2)
+    of the C(m, n) places the n copies can lie in (the soda and hockelty take no action).
+    """
+    if copies < 2:
+        return Fraction(0)
+    turns = (cards_left - (1 if soda_pending else 0) - 1) // 2
+    ways = sum(comb(cards_left - 2 * k, copies - 2) for k in range(1, turns + 1))
+    return Fraction(ways, comb(cards_left, copies))
+
+
+@dataclass(frozen=True, slots=True)
+class FaroRules(HouseRules):
+    """Faro or Stuss: who takes a split, and the named house rules.
+
+    `calling_pays`: the book's "4 for 1" and "2 for 1" (lines 11845-11853). The catalogue
+    reads this book's "for" as "to" (it calls 2 for 1 on a 1-in-3 chance fair at Three-Card
+    Monte, lines 17938-17940): "4-to-1" pays a correct call 4 and a cat-hop 2 besides the
+    stake; "3-to-1", the stake included, pays 3 and 1.
+    `odd_chip`: half of an odd stake on a split cannot be taken; who keeps the odd chip
+    (the book is silent; the default gives it to the house).
+    """
+
+    name: str
+    splits_take_all: bool
+    deals: int = 1
+    calling_pays: str = "4-to-1"
+    odd_chip: str = "banker"
+
+    def known_options(self) -> tuple[Option, ...]:
+        options = (whole("deals", 1, MAX_DEALS), either("calling_pays", "4-to-1", "3-to-1"))
+        if self.splits_take_all:
+            return options
+        return (*options, either("odd_chip", "banker", "player"))
+
+    def law(self, key: str) -> LawRef:
+        return (STUSS_LAWS if self.splits_take_all else LAWS)[key]
+
+    def own_laws(self) -> tuple[LawRef, ...]:
+        return tuple(dict.fromkeys((STUSS_LAWS if self.splits_take_all else LAWS).values()))
+
+    def call_pays(self, cat_hop: bool) -> int:
+        """What a correct call wins a unit staked, the stake not counted."""
+        if self.calling_pays == "4-to-1":
+            return 2 if cat_hop else 4
+        return 1 if cat_hop else 3
+
+    def split_loss(self, amount: int) -> int:
+        """What the banker takes of a stake whose card splits."""
+        if self.splits_take_all:
+            return amount
+        return amount - amount // 2 if self.odd_chip == "banker" else amount // 2
+
+
+FARO = FaroRules("Faro", splits_take_all=False)
+STUSS = FaroRules("Stuss", splits_take_all=True)
+
+
+@dataclass(frozen=True, slots=True)
+class FaroBetEvent(Event):
+    """A stake on a spot of the layout: to win, coppered to lose, or a call of the last turn."""
+
+    type: ClassVar[str] = "bet"
+    player: str
+    on: str
+    amount: int
+    copper: bool = False
+    order: tuple[str, str] | None = None
+
+    def to_json(self) -> JSON:
+        data: JSON = {"type": self.type, "player": self.player, "on": self.on,
+                      "amount": self.amount}
+        if self.copper:
+            data["copper"] = True
+        if self.order is not None:
+            data["order"] = list(self.order)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class WithdrawEvent(Event):
+    """A player takes back (or moves) his bets on a spot that had no action."""
+
+    type: ClassVar[str] = "withdraw"
+    player: str
+    on: str
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "player": self.player, "on": self.on}
+
+
+@dataclass(slots=True)
+class Stake:
+    player: str
+    on: str
+    amount: int
+    copper: bool
+    order: tuple[str, str] | None
+
+    def ranks(self) -> frozenset[str]:
+        return SPOT_NAMES.get(self.on, frozenset())
+
+    def words(self) -> str:
+        if self.order is not None:
+            return f"{self.amount} calling the turn {self.order[0]}-{self.order[1]}"
+        how = "coppered, to lose" if self.copper else "to win"
+        return f"{self.amount} on the {self.on} {how}"
+
+    def to_json(self) -> JSON:
+        data: JSON = {"player": self.player, "on": self.on, "amount": self.amount,
+                      "copper": self.copper}
+        if self.order is not None:
+            data["order"] = list(self.order)
+        return data
+
+
+class FaroState(BankState):
+    """A faro (or stuss) bank: deals of 52 cards until the `deals` option is reached."""
+
+    game: FaroGame
+    rules: FaroRules
+
+    def __init__(self, game: FaroGame, rules: FaroRules, players: Sequence[str]) -> None:
+        self.game = game
+        self.rules = rules
+        self.players = list(players)
+        self.start_sheet()
+        self.deals_done = 0
+        self.pack = Shoe(name="the faro pack")
+        self.piles: dict[str, list[str]] = {pile: [] for pile in PILES}
+        self.loser: str | None = None
+        self.stakes: list[Stake] = []
+
+    # -- where the deal stands ------------------------------------------------------------
+
+    @property
+    def banker(self) -> str:
+        return self.players[0]
+
+    def shoe(self) -> Shoe:
+        return self.pack
+
+    @property
+    def next_pile(self) -> str:
+        dealt = self.pack.dealt
+        if dealt == 0:
+            return "soda"
+        if dealt == DEAL - 1:
+            return "hockelty"
+        return "loser" if dealt % 2 else "winner"
+
+    @property
+    def turn(self) -> int:
+        """The turn the next loser or winner belongs to, 1-25."""
+        return self.pack.dealt // 2 + (1 if self.pack.dealt % 2 else 0)
+
+    def betting_open(self) -> bool:
+        return not self.over and self.next_pile in ("soda", "loser")
+
+    def last_turn(self) -> bool:
+        """Three cards left in the box and the next is the last turn's loser."""
+        return self.pack.left == 3 and self.next_pile == "loser"
+
+    def where(self) -> str:
+        if self.over:
+            return "the game is over"
+        deal = f"deal {self.deals_done + 1}"
+        pile = self.next_pile
+        if pile in ("loser", "winner"):
+            return f"{deal}, the {pile} of turn {self.turn} is next"
+        return f"{deal}, the {pile} is next"
+
+    # -- events ---------------------------------------------------------------------------
+
+    def parse_event(self, data: Mapping[str, Any]) -> Event:
+        kind = data.get("type")
+        if kind == "card":
+            return parse_card_event(data, PILES, self.game.name)
+        if kind == "withdraw":
+            player = parse_player(data, self.players, "withdraw")
+            return WithdrawEvent(str(player), self._spot(data.get("on"), "withdraw"))
+        if kind != "bet":
+            raise IllegalEventError(f"{self.game.name} has no {kind!r} event; it has bet, "
+                                    "withdraw and card")
+        player = parse_player(data, self.players, "bet")
+        amount = parse_amount(data)
+        copper = data.get("copper", False)
+        if not isinstance(copper, bool):
+            raise IllegalEventError(f"bet: copper must be true or false, not {copper!r}")
+        if data.get("on") == "call":
+            if copper:
+                raise IllegalEventError("bet: a call of the turn is not coppered")
+            return FaroBetEvent(str(player), "call", amount, False, self._order(data))
+        if "order" in data:
+            raise IllegalEventError("bet: only a call of the turn (on \"call\") names an order")
+        return FaroBetEvent(str(player), self._spot(data.get("on"), "bet"), amount, copper)
+
+    @staticmethod
+    def _spot(on: object, kind: str) -> str:
+        if kind == "withdraw" and on == "call":
+            return "call"
+        if isinstance(on, str):
+            parts = [part.strip().upper() for part in on.split("-")]
+            ranks = frozenset(parts)
+            if len(ranks) == len(parts) and ranks in SPOTS:
+                return spot_name(ranks)
+        raise IllegalEventError(
+            f"{kind}: {on!r} is no spot of the faro layout; a spot is a card (\"K\", \"7\") "
+            "or cards one bet takes in, joined by '-' (\"4-5-9-10\", \"A-2-K\", \"5-8\")")
+
+    @staticmethod
+    def _order(data: Mapping[str, Any]) -> tuple[str, str]:
+        order = data.get("order")
+        if (not isinstance(order, list) or len(order) != 2
+                or not all(isinstance(r, str) and r.upper() in RANKS for r in order)):
+            raise IllegalEventError("bet on call: order must name the loser and the winner, "
+                                    f"e.g. [\"9\", \"Q\"], not {order!r}")
+        return order[0].upper(), order[1].upper()
+
+    def verify(self, event: Event) -> None:
+        self.refuse_after_end(event)
+        if isinstance(event, CardEvent):
+            if event.to != self.next_pile:
+                raise IllegalEventError(f"card {event.card} to {event.to}: {self.where()}")
+            self.pack.check(event.card, f"card {event.card}")
+            return
+        if not isinstance(event, FaroBetEvent | WithdrawEvent):
+            raise IllegalEventError(f"{self.game.name} cannot apply {event!r}")
+        if event.player == self.banker:
+            raise IllegalEventError(f"{event.type} by {event.player}: the banker takes the "
+                                    "bets, he does not place them")
+        if not self.betting_open():
+            raise IllegalEventError(f"{event.type} by {event.player}: the turn is being made "
+                                    f"({self.where()}); bets wait for the next turn")
+        if isinstance(event, WithdrawEvent):
+            if not any(s.player == event.player and s.on == event.on for s in self.stakes):
+                raise IllegalEventError(f"withdraw: {event.player} has no bet on {event.on}")
+            return
+        if event.order is not None:
+            self._verify_call(event.order)
+            return
+        left = self.pack.ranks_left()
+        if not any(left[rank] for rank in SPOT_NAMES[event.on]):
+            raise IllegalEventError(f"bet on {event.on}: every card of it is out of the box "
+                                    "(a dead card); it can have no action")
+
+    def _verify_call(self, order: tuple[str, str]) -> None:
+        if not self.last_turn():
+            raise IllegalEventError("bet on call: the turn is called only on the last turn, "
+                                    f"with three cards in the box; {self.where()}")
+        left = self.pack.ranks_left()
+        if len(left) == 1:
+            raise IllegalEventError("bet on call: the last three cards are all one "
+                                    "denomination; there is nothing to call")
+        wanted = Counter(order)
+        if any(left[rank] < n for rank, n in wanted.items()):
+            three = "-".join(sorted(left.elements(), key=RANKS.index))
+            raise IllegalEventError(f"bet on call: the cards left are {three}; "
+                                    f"{order[0]}-{order[1]} cannot come")
+
+    def apply(self, event: Event) -> Operation:
+        self.verify(event)
+        self.history.append(event)
+        if isinstance(event, WithdrawEvent):
+            taken = [s for s in self.stakes if s.player == event.player and s.on == event.on]
+            self.stakes = [s for s in self.stakes if s not in taken]
+            total = sum(s.amount for s in taken)
+            return Operation(event, (Ruling(
+                "withdraw", event.player, total, f"{event.player} takes back {total} from "
+                f"{event.on}: no action on it, so he may.", self.rules.law("bets")),))
+        if isinstance(event, FaroBetEvent):
+            stake = Stake(event.player, event.on, event.amount, event.copper, event.order)
+            self.stakes.append(stake)
+            return Operation(event, (self._bet_ruling(stake),))
+        assert isinstance(event, CardEvent)
+        return Operation(event, tuple(self._card(event)))
+
+    def _bet_ruling(self, stake: Stake) -> Ruling:
+        if stake.order is not None:
+            left = self.pack.ranks_left()
+            cat_hop = len(left) == 2
+            chance = Fraction(1, 3) if cat_hop else Fraction(1, 6)
+            pays = self.rules.call_pays(cat_hop)
+            edge = 1 - chance * (pays + 1)
+            what = "a cat-hop" if cat_hop else "three different cards"
+            book = "2 for 1" if cat_hop else "4 for 1"
+            text = (f"{stake.player} calls the last turn, {what}: {stake.order[0]} to lose, "
+                    f"{stake.order[1]} to win, {stake.amount}. The book pays {book}: paid "
+                    f"{pays} to 1 (option calling_pays). Exact: a chance of {chance}, fair "
+                    f"at {int(1 / chance) - 1} to 1; the banker's edge {edge} of the stake.")
+            return Ruling("bet", stake.player, stake.amount, text,
+                          self.rules.law("cat-hop" if cat_hop else "call"))
+        ranks = stake.ranks()
+        text = f"{stake.player} bets {stake.words()}"
+        if len(ranks) > 1:
+            return Ruling("bet", stake.player, stake.amount,
+                          f"{text}: {SPOTS[ranks]}, decided by whichever comes first.",
+                          self.rules.law("several"))
+        copies = self.pack.ranks_left()[stake.on]
+        split = split_chance(self.pack.left, copies, self.next_pile == "soda")
+        edge = split if self.rules.splits_take_all else split / 2
+        takes = "all" if self.rules.splits_take_all else "half"
+        return Ruling("bet", stake.player, stake.amount,
+                      f"{text}. {copies} of the {self.pack.left} cards in the box are "
+                      f"{stake.on}s: exactly {split} that a split decides it (the banker "
+                      f"takes {takes}), the banker's edge {edge} of the stake "
+                      f"({float(edge):.2%}).", self.rules.law("bets"))
+
+    # -- the cards --------------------------------------------------------------------------
+
+    def _card(self, event: CardEvent) -> list[Ruling]:
+        card = event.card
+        self.pack.add(card, f"card {card}")
+        self.piles[event.to].append(card.code)
+        if event.to == "soda":
+            return [Ruling("soda", None, None, f"{card} is soda: no bet is decided by it.",
+                           self.rules.law("soda"))]
+        if event.to == "loser":
+            self.loser = card.rank
+            return [Ruling("loser", None, None, f"Turn {self.turn}: {card} loses.",
+                           self.rules.law("soda"))]
+        if event.to == "winner":
+            assert self.loser is not None
+            loser, self.loser = self.loser, None
+            return self._settle(loser, card.rank)
+        return self._hockelty(card.code)
+
+    def _settle(self, loser: str, winner: str) -> list[Ruling]:
+        split = loser == winner
+        turn = self.pack.dealt // 2
+        law = self.rules.law
+        if split:
+            head = f"Turn {turn}: {loser} and {winner}, a split."
+        else:
+            head = f"Turn {turn}: {loser} loses, {winner} wins."
+        rulings = [Ruling("turn", None, None, head, law("settle" if split else "soda"))]
+        lost: list[Ruling] = []
+        splits: list[Ruling] = []
+        won: list[Ruling] = []
+        losers_by_player: dict[str, set[str]] = {}
+        kept: list[Stake] = []
+        for stake in self.stakes:
+            if stake.order is not None:
+                self._settle_call(stake, loser, winner, lost, won)
+                continue
+            ranks = stake.ranks()
+            hit_loser, hit_winner = loser in ranks, winner in ranks
+            if not hit_loser and not hit_winner:
+                kept.append(stake)
+                continue
+            several = "several" if len(ranks) > 1 else "bets"
+            if split:
+                taken = self.rules.split_loss(stake.amount)
+                self.pay(stake.player, self.banker, -taken)
+                splits.append(Ruling("split", stake.player, -taken,
+                                     f"{loser}s split: {self.banker} takes {taken} of "
+                                     f"{stake.player}'s {stake.words()}.", law("settle")))
+                continue
+            if hit_loser and hit_winner:
+                kept.append(stake)
+                won.append(Ruling("stand-off", stake.player, 0,
+                                  f"{loser} and {winner} both came: {stake.player}'s "
+                                  f"{stake.words()} is a stand-off.", law("several")))
+                continue
+            came = loser if hit_loser else winner
+            wins = hit_winner != stake.copper
+            self.pay(stake.player, self.banker, stake.amount if wins else -stake.amount)
+            how = "won" if hit_winner else "lost"
+            if wins:
+                won.append(Ruling("bet-won", stake.player, stake.amount,
+                                  f"{came} {how}: {self.banker} pays {stake.player}'s "
+                                  f"{stake.words()}, even money.", law(several)))
+            else:
+                losers_by_player.setdefault(stake.player, set()).add(came)
+                lost.append(Ruling("bet-lost", stake.player, -stake.amount,
+                                   f"{came} {how}: {self.banker} takes {stake.player}'s "
+                                   f"{stake.words()}.", law(several)))
+        self.stakes = kept
+        rulings.extend(lost)
+        rulings.extend(splits)
+        rulings.extend(won)
+        for player, cards in losers_by_player.items():
+            if len(cards) == 2:
+                rulings.append(Ruling("whipsawed", player, None,
+                                      f"{player} lost on both {loser} and {winner} this turn: "
+                                      "whipsawed.", law("whipsaw")))
+        return rulings
+
+    def _settle_call(self, stake: Stake, loser: str, winner: str, lost: list[Ruling],
+                     won: list[Ruling]) -> None:
+        assert stake.order is not None
+        cat_hop = len({*self.pack.ranks_left(), loser, winner}) == 2
+        law = self.rules.law("cat-hop" if cat_hop else "call")
+        if stake.order == (loser, winner):
+            gain = stake.amount * self.rules.call_pays(cat_hop)
+            self.pay(stake.player, self.banker, gain)
+            won.append(Ruling("bet-won", stake.player, gain,
+                              f"{loser} lost, {winner} won: {stake.player} called the turn; "
+                              f"{self.banker} pays {gain}.", law))
+        else:
+            self.pay(stake.player, self.banker, -stake.amount)
+            lost.append(Ruling("bet-lost", stake.player, -stake.amount,
+                               f"{loser} lost, {winner} won: {stake.player}'s call "
+                               f"{stake.order[0]}-{stake.order[1]} is wrong; {self.banker} "
+                               f"takes {stake.amount}.", law))
+
+    def _hockelty(self, code: str) -> list[Ruling]:
+        law = self.rules.law("hockelty")
+        rulings = [Ruling("hockelty", None, None, f"{code} is hockelty: no bet is decided by "
+                          "it; the deal is over.", law)]
+        for stake in self.stakes:
+            rulings.append(Ruling("no-action", stake.player, 0, f"{stake.player} takes back "
+                                  f"{stake.words()}: no action in the deal.", law))
+        self.stakes = []
+        self.deals_done += 1
+        if self.deals_done >= self.rules.deals:
+            deals = self.rules.deals
+            rulings.append(self.end(law, f"{deals} deals are over" if deals > 1
+                                    else "The deal is over"))
+        else:
+            self.pack = Shoe(name="the faro pack")
+            self.piles = {pile: [] for pile in PILES}
+        return rulings
+
+    # -- what the table may report next ------------------------------------------------------
+
+    def legal_events(self) -> list[Event]:
+        if self.over:
+            return []
+        pile = self.next_pile
+        events: list[Event] = [CardEvent(pile, card) for card in sorted(
+            self.pack.remaining(), key=lambda c: (c.suit, c.order))]
+        if not self.betting_open():
+            return events
+        left = self.pack.ranks_left()
+        live = [rank for rank in RANKS if left[rank]]
+        for player in self.players[1:]:
+            events.extend(FaroBetEvent(player, rank, SAMPLE_STAKES[0], copper)
+                          for rank in live for copper in (False, True))
+            events.extend(FaroBetEvent(player, on, SAMPLE_STAKES[-1]) for on in SAMPLE_SPOTS
+                          if any(left[rank] for rank in SPOT_NAMES[on]))
+            if self.last_turn() and len(left) > 1:
+                orders = {(a, b) for a in left for b in left if a != b or left[a] > 1}
+                events.extend(FaroBetEvent(player, "call", SAMPLE_STAKES[0], False, order)
+                              for order in sorted(orders))
+        for player, on in dict.fromkeys((s.player, s.on) for s in self.stakes):
+            events.append(WithdrawEvent(player, on))
+        return events
+
+    def awaiting(self) -> tuple[Awaiting, ...]:
+        if self.over:
+            return ()
+        pile = self.next_pile
+        what = f"the {pile} of turn {self.turn}" if pile in ("loser", "winner") else \
+            f"the {pile}"
+        found = [Awaiting("card", "sensor", self.banker, f"{what}, from the box")]
+        if self.betting_open() and len(self.players) > 1:
+            found.append(Awaiting("bet", "player", None, "bets on the layout before the turn"))
+        return tuple(found)
+
+    def hands(self) -> dict[str, list[str]]:
+        return {pile: list(cards) for pile, cards in self.piles.items()}
+
+    def bets(self) -> list[JSON]:
+        return [stake.to_json() for stake in self.stakes]
+
+    def extra(self) -> JSON:
+        left = self.pack.ranks_left()
+        return {"deals": self.deals_done, "turn": min(self.pack.dealt // 2, TURNS),
+                "cases": {rank: left[rank] for rank in RANKS},
+                "calling": self.last_turn() and len(left) > 1 and not self.over}
+
+
+class FaroGame(BankGame[FaroState]):
+    """Faro or Stuss; its `rules` say who takes a split."""
+
+    rules: FaroRules
+
+    def start(self, rules: FaroRules, players: Sequence[str]) -> FaroState:
+        return FaroState(self, rules, players)
+
+    def own_laws(self) -> tuple[LawRef, ...]:
+        return self.rules.own_laws()
+
+
+GAMES = (
+    FaroGame("faro", "Faro", FARO),
+    FaroGame("stuss", "Stuss", STUSS),
+)
