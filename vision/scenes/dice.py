@@ -254,7 +254,7 @@ def _contact(fixed: F64, shape: F64, origin: F64, direction: F64) -> float:
 # --- the table --------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
-class _Post:
+class PostProcess:
     gain: float
     balance: tuple[float, float, float]
     gamma: float
@@ -274,7 +274,7 @@ class _Table:
     background: F32
     light: F64
     lighting: F32
-    post: _Post
+    post: PostProcess
     clean: bool
     half: float
     shadow: float
@@ -298,13 +298,13 @@ def _radius2(w: int, h: int) -> F32:
     return out
 
 
-def _smooth(rng: np.random.Generator, w: int, h: int, cells: tuple[int, int]) -> F32:
+def smooth_field(rng: np.random.Generator, w: int, h: int, cells: tuple[int, int]) -> F32:
     small = rng.standard_normal((cells[1], cells[0])).astype(np.float32)
     out = _f32(cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC))
     return out
 
 
-def _surface(rng: np.random.Generator, w: int, h: int, colour: BGR, kind: str,
+def felt_surface(rng: np.random.Generator, w: int, h: int, colour: BGR, kind: str,
              grain: float = 1.0) -> F32:
     """Cloth with fibre noise and a fine weave, or wood with wavy grain and streaks."""
     tint = (np.array(colour, dtype=np.float32) * float(rng.uniform(0.88, 1.1))
@@ -313,15 +313,15 @@ def _surface(rng: np.random.Generator, w: int, h: int, colour: BGR, kind: str,
         horizontal = bool(rng.integers(0, 2))
         across, along = (h, w) if horizontal else (w, h)
         period = float(rng.uniform(10, 34))
-        warp = (_smooth(rng, along, across, (3, 2)) * float(rng.uniform(0.3, 1.2))
-                + _smooth(rng, along, across, (8, 5)) * float(rng.uniform(0.05, 0.2)))
+        warp = (smooth_field(rng, along, across, (3, 2)) * float(rng.uniform(0.3, 1.2))
+                + smooth_field(rng, along, across, (8, 5)) * float(rng.uniform(0.05, 0.2)))
         phase = np.arange(across, dtype=np.float32)[:, None] / period + warp
         # Late wood: thin dark lines once a year's ring, on a broad light-dark swell.
         offset = phase - np.floor(phase) - 0.5
         lines = np.exp(offset * offset * float(-1 / (2 * rng.uniform(0.04, 0.1) ** 2)))
         swell = np.sin(phase * float(math.pi))
         streak_cells = (max(2, along // 40), across // 2)
-        streaks = _smooth(rng, along, across, streak_cells)
+        streaks = smooth_field(rng, along, across, streak_cells)
         field = (lines * float(rng.uniform(0.03, 0.08) * grain)
                  + swell * float(rng.uniform(0.0, 0.04) * grain)
                  + streaks * float(rng.uniform(0.005, 0.02) * grain))
@@ -334,7 +334,7 @@ def _surface(rng: np.random.Generator, w: int, h: int, colour: BGR, kind: str,
         px, py = (float(2 * math.pi / p) for p in rng.uniform(2.5, 5.0, 2))
         weave = np.outer(np.sin(np.arange(h, dtype=np.float32) * py),
                          np.sin(np.arange(w, dtype=np.float32) * px))
-        blotch = _smooth(rng, w, h, (12, 9))
+        blotch = smooth_field(rng, w, h, (12, 9))
         shade = (1.0 + fibre * float(rng.uniform(0.02, 0.06) * grain)
                  + weave * float(rng.uniform(0, 0.04) * grain)
                  + blotch * float(rng.uniform(0.01, 0.04) * grain))
@@ -376,11 +376,11 @@ def _table(rng: np.random.Generator, size: tuple[int, int], felt_name: str | Non
     left, top, right, bottom = rails
     bed: Box = (left, top, w - left - right, h - top - bottom)
 
-    background = _surface(rng, w, h, felt.colour, felt.kind, felt.grain)
+    background = felt_surface(rng, w, h, felt.colour, felt.kind, felt.grain)
     if not bare:
         colour, kind = _RAILS[int(rng.integers(0, len(_RAILS)))]
         # Only a band of rail shows and nothing on it is read: half resolution will do.
-        rail = _f32(cv2.resize(_surface(rng, w // 2, h // 2, colour, kind), (w, h)))
+        rail = _f32(cv2.resize(felt_surface(rng, w // 2, h // 2, colour, kind), (w, h)))
         x0, y0, x1, y1 = round(left), round(top), round(w - right), round(h - bottom)
         # The wall's foot is in shade; its top edge (below) catches the light.
         depth = float(rng.uniform(3, 10)) * scale
@@ -407,11 +407,11 @@ def _table(rng: np.random.Generator, size: tuple[int, int], felt_name: str | Non
     light = np.array([math.cos(elevation) * math.cos(light_az),
                       math.cos(elevation) * math.sin(light_az), math.sin(elevation)])
     r2 = _radius2(w, h)
-    lighting = ((1 + _smooth(rng, w, h, (3, 3)) * float(rng.uniform(0.02, 0.1)))
+    lighting = ((1 + smooth_field(rng, w, h, (3, 3)) * float(rng.uniform(0.02, 0.1)))
                 * (1 - r2 * float(rng.uniform(0, 0.3)))).astype(np.float32)
 
     moving = rng.random() < 0.12
-    post = _Post(
+    post = PostProcess(
         gain=float(rng.uniform(0.82, 1.12)),
         balance=(float(rng.uniform(0.9, 1.1)), 1.0, float(rng.uniform(0.9, 1.1))),
         gamma=float(rng.uniform(0.8, 1.25)),
@@ -423,7 +423,7 @@ def _table(rng: np.random.Generator, size: tuple[int, int], felt_name: str | Non
         jpeg=0 if rng.random() < 0.2 else int(rng.integers(35, 96)),
     )
     if clean:
-        post = _Post(1.0, (1.0, 1.0, 1.0), 1.0, 0.0, (0.0, 0.0), 0.0, 0.0, 0)
+        post = PostProcess(1.0, (1.0, 1.0, 1.0), 1.0, 0.0, (0.0, 0.0), 0.0, 0.0, 0)
     return _Table(size, cam, bed, (left, top, right, bottom), background, light, lighting,
                   post, clean, half, float(rng.uniform(0.1, 0.6)))
 
@@ -809,7 +809,8 @@ def _compose(table: _Table, dice: Sequence[_Die], rng: np.random.Generator) -> t
     return img, [seen[i] for i in range(len(dice))]
 
 
-def _finish(img: F32, post: _Post, rng: np.random.Generator, flicker: float = 1.0) -> Frame:
+def finish_frame(img: F32, post: PostProcess, rng: np.random.Generator,
+                 flicker: float = 1.0) -> Frame:
     """Lens and sensor: blur, exposure, white balance, gamma, noise, 8 bits, JPEG."""
     out = img
     if post.defocus > 0:
@@ -914,7 +915,7 @@ def render_scene(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480)
     table, dice = _stage(rng, size, count=count, cocked=cocked, off_table=off_table,
                          styles=styles, felt=felt, clean=clean)
     img, seen = _compose(table, dice, rng)
-    return Scene(_finish(img, table.post, rng), tuple(seen), table.bed)
+    return Scene(finish_frame(img, table.post, rng), tuple(seen), table.bed)
 
 
 def render_throw(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480),
@@ -960,17 +961,17 @@ def render_throw(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480)
         img, seen = _compose(table, dice, rng)
         streak = replace(table.post, motion=(min(25.0, max(2.0, step_size * 0.5)),
                                              math.atan2(start[1], start[0])))
-        blurred = _finish(_motion_only(img, dice, table, streak), replace(streak, motion=(0, 0)),
-                          rng)
+        blurred = finish_frame(_motion_only(img, dice, table, streak),
+                               replace(streak, motion=(0, 0)), rng)
         frames.append(Scene(blurred, tuple(seen), bed))
     img, seen = _compose(table, final, rng)
     for _ in range(still):
         flicker = 1 + float(rng.normal(0, 0.012))
-        frames.append(Scene(_finish(img, table.post, rng, flicker), tuple(seen), bed))
+        frames.append(Scene(finish_frame(img, table.post, rng, flicker), tuple(seen), bed))
     return frames
 
 
-def _motion_only(img: F32, dice: Sequence[_Die], table: _Table, post: _Post) -> F32:
+def _motion_only(img: F32, dice: Sequence[_Die], table: _Table, post: PostProcess) -> F32:
     """Streaks the dice, not the still table around them."""
     length, angle = post.motion
     h, w = img.shape[:2]

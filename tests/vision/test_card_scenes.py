@@ -1,0 +1,184 @@
+"""The card scene generator: seeded, every usable deck complete, labels that say what the
+pixels show, held-out decks kept apart. Needs Debian's card decks and rsvg-convert."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from vision.scenes.cards import (
+    CODES,
+    HELD_OUT_DECKS,
+    CardScene,
+    card_faces,
+    installed_decks,
+    main,
+    render_scene,
+    render_shoe_window,
+    skipped_decks,
+    training_decks,
+    write_folder,
+)
+
+pytestmark = pytest.mark.skipif(
+    not installed_decks() or shutil.which("rsvg-convert") is None,
+    reason="Debian's card decks are absent: apt install gnome-cards-data "
+           "kdegames-card-data-kf5 librsvg2-bin")
+
+#: A few decks that differ most (two indices or four, plain or cream card), kept to make the
+#: scene tests fast and their faces few to render on a fresh cache.
+FEW = ("anglo", "dondorf", "kde-nicu-white")
+
+
+def few() -> list[str]:
+    names = {d.name for d in installed_decks()}
+    return [n for n in FEW if n in names] or [installed_decks()[0].name]
+
+
+def scene(seed: int, *, size: tuple[int, int] = (640, 480), count: int | None = None,
+          overlap: float = 0.5) -> CardScene:
+    return render_scene(np.random.default_rng(seed), decks=few(), size=size, count=count,
+                        overlap=overlap)
+
+
+def poly(points: tuple[tuple[float, float], ...]) -> npt.NDArray[np.float32]:
+    return np.array(points, np.float32)
+
+
+def inside(inner: npt.NDArray[np.float32], outer: npt.NDArray[np.float32]) -> bool:
+    return all(cv2.pointPolygonTest(outer.reshape(-1, 1, 2), (float(x), float(y)), True) >= -0.5
+               for x, y in inner)
+
+
+def overlap(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> float:
+    area, _ = cv2.intersectConvexConvex(a, b)
+    return float(area)
+
+
+def test_a_seed_always_gives_the_same_scene() -> None:
+    a, b, c = scene(3), scene(3), scene(4)
+    assert np.array_equal(a.image, b.image)
+    assert a.label() == b.label()
+    assert not np.array_equal(a.image, c.image)
+    s1 = render_shoe_window(np.random.default_rng(5), decks=few())
+    s2 = render_shoe_window(np.random.default_rng(5), decks=few())
+    assert np.array_equal(s1.image, s2.image) and s1.label() == s2.label()
+
+
+def test_every_usable_deck_has_52_distinct_faces_of_one_size() -> None:
+    for deck in installed_decks():
+        faces = card_faces(deck)
+        assert sorted(faces) == sorted(CODES), deck.name
+        shapes = {f.shape for f in faces.values()}
+        assert len(shapes) == 1, f"{deck.name}: faces of sizes {shapes}"
+        height, width, channels = shapes.pop()
+        assert 300 <= height <= 400 and 0.55 < width / height < 0.85 and channels == 4, deck.name
+        digests = {f.tobytes() for f in faces.values()}
+        assert len(digests) == 52, f"{deck.name}: only {len(digests)} distinct faces"
+
+
+def test_skipped_decks_say_why_and_are_not_offered() -> None:
+    usable = {d.name for d in installed_decks()}
+    for name, reason in skipped_decks().items():
+        assert reason and name not in usable
+
+
+def test_held_out_and_training_decks_are_disjoint_and_both_present() -> None:
+    training = {d.name for d in training_decks()}
+    held = {d.name for d in installed_decks()} - training
+    assert training and held
+    assert not training & set(HELD_OUT_DECKS)
+    assert held <= set(HELD_OUT_DECKS)
+    assert 0.15 <= len(held) / len(installed_decks()) <= 0.35
+
+
+def test_labels_match_the_drawing() -> None:
+    for seed in range(12):
+        s = scene(seed, overlap=0.7)
+        h, w = s.image.shape[:2]
+        label = s.label()
+        assert label["cards"] == sorted({c.code for c in s.cards if any(c.visible_corners)})
+        assert len(set(label["cards"])) == len(label["cards"])
+        for i, card in enumerate(s.cards):
+            outline = poly(card.outline)
+            for quad, box, seen in zip(card.corner_quads, card.corner_boxes,
+                                       card.visible_corners, strict=True):
+                if not seen:
+                    continue
+                x, y, bw, bh = box
+                assert min(x, y) >= 0 and x + bw <= w and y + bh <= h
+                assert inside(poly(quad), outline)
+                for above in s.cards[i + 1:]:
+                    assert overlap(poly(quad), poly(above.outline)) < 1.0, (seed, card.code)
+        assert len(label["boxes"]) == sum(sum(c.visible_corners) for c in s.cards)
+
+
+def test_a_labelled_index_shows_its_print() -> None:
+    """Where a box says an index is, the frame holds dark or coloured print on light card."""
+    for seed in range(6):
+        s = scene(seed)
+        gray = cv2.cvtColor(s.image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        for x, y, bw, bh, _ in s.label()["boxes"]:
+            patch = gray[int(y):int(y + bh) + 1, int(x):int(x + bw) + 1]
+            assert patch.max() - patch.min() > 40, (seed, x, y)
+
+
+def test_overlap_hides_some_indices_but_never_a_whole_labelled_card() -> None:
+    hidden = 0
+    for seed in range(10):
+        s = scene(seed, count=6, overlap=1.0)
+        hidden += sum(not v for c in s.cards for v in c.visible_corners)
+        assert all(any(c.visible_corners) for c in s.cards)
+    assert hidden > 0
+
+
+def test_scene_size_and_count_are_kept() -> None:
+    s = scene(1, size=(320, 240), count=3)
+    assert s.image.shape == (240, 320, 3) and s.image.dtype == np.uint8
+    assert len(s.cards) == 3
+    with pytest.raises(ValueError):
+        scene(1, count=0)
+
+
+def test_shoe_window_shows_the_asked_card_inside_the_window() -> None:
+    shown = 0
+    for seed in range(10):
+        s = render_shoe_window(np.random.default_rng(seed), deck=few()[0], code="10H")
+        assert s.image.shape == (120, 160, 3)
+        assert [c.code for c in s.cards] == ["10H"]
+        label = s.label()
+        if label["cards"]:
+            shown += 1
+            x, y, bw, bh, code = label["boxes"][0]
+            assert code == "10H" and min(x, y) >= 0 and x + bw <= 160 and y + bh <= 120
+    assert shown >= 5
+
+
+def test_folder_reads_back(tmp_path: Path) -> None:
+    write_folder(tmp_path / "t", 3, seed=9, decks=few())
+    write_folder(tmp_path / "s", 2, seed=9, shoe=True, decks=few())
+    for sub, n in (("t", 3), ("s", 2)):
+        lines = [json.loads(line) for line in
+                 (tmp_path / sub / "labels.jsonl").read_text(encoding="utf-8").splitlines()]
+        assert len(lines) == n
+        for i, entry in enumerate(lines):
+            image = cv2.imread(str(tmp_path / sub / entry["image"]))
+            assert image is not None
+            again = (render_shoe_window if sub == "s" else render_scene)(
+                np.random.default_rng([9, i]), decks=few())
+            assert entry["cards"] == again.label()["cards"]
+            assert entry["deck"] in few() and entry["seed"] == 9 and entry["index"] == i
+            assert all(b[4] in entry["cards"] for b in entry["boxes"])
+
+
+def test_command_line_writes_training_decks_only(tmp_path: Path) -> None:
+    assert main([str(tmp_path), "--count", "2", "--seed", "4", "--training"]) == 0
+    lines = (tmp_path / "labels.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2
+    assert all(json.loads(line)["deck"] not in HELD_OUT_DECKS for line in lines)
