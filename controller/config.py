@@ -69,6 +69,17 @@ class CameraConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ShoeConfig:
+    """The card table's dealer shoe and shuffler (docs/shoe.md)."""
+
+    port: str = "sim"
+    """"sim" (a simulated shoe dealt by the simulated dealer) or the shoe's serial port."""
+    packs: int = 1
+    shuffler_port: str | None = None
+    """The shuffler's serial port; each pack it reads is verified before it is dealt."""
+
+
+@dataclass(frozen=True, slots=True)
 class ScoreboardConfig:
     kind: str = "emulated"
     spi_port: int = 0
@@ -90,6 +101,7 @@ class Config:
     sim: SimConfig = field(default_factory=SimConfig)
     scoreboard: ScoreboardConfig = field(default_factory=ScoreboardConfig)
     camera: CameraConfig = field(default_factory=CameraConfig)
+    shoe: ShoeConfig = field(default_factory=ShoeConfig)
     source: str = "built-in simulated table"
 
     @classmethod
@@ -184,7 +196,8 @@ class _Reader:
 
     def config(self, data: Mapping[str, Any]) -> Config:
         base = Config()
-        self.only(data, "", {"table", "dashboard", "lane", "sim", "scoreboard", "camera"})
+        self.only(data, "", {"table", "dashboard", "lane", "sim", "scoreboard", "camera",
+                             "shoe"})
         table = self.section(data, "table", {"id", "name", "game", "data_dir", "operator_pin",
                                              "snapshot_every"})
         table_id = self.get(table, "table", "id", str, base.table_id)
@@ -215,7 +228,7 @@ class _Reader:
             data_dir=data_dir, operator_pin=pin, snapshot_every=snapshot_every,
             host=self.get(dashboard, "dashboard", "host", str, base.host), port=port,
             lane=self.lane(data), sim=self.sim(data), scoreboard=self.scoreboard(data),
-            camera=self.camera(data), source=str(self.path))
+            camera=self.camera(data), shoe=self.shoe(data), source=str(self.path))
 
     def lane(self, data: Mapping[str, Any]) -> LaneConfig:
         base = LaneConfig()
@@ -311,6 +324,20 @@ class _Reader:
             raise self.fail("camera.interval", "must be between 0 and 5 seconds")
         return CameraConfig(source, size["width"], size["height"], bed, threshold,
                             counts["still_frames"], counts["agree"], interval)
+
+    def shoe(self, data: Mapping[str, Any]) -> ShoeConfig:
+        base = ShoeConfig()
+        shoe = self.section(data, "shoe", {"port", "packs", "shuffler_port"})
+        port = self.get(shoe, "shoe", "port", str, base.port)
+        if not port.strip() or port != port.strip():
+            raise self.fail("shoe.port", f"{port!r} is not a serial port path or \"sim\"")
+        packs = self.get(shoe, "shoe", "packs", int, base.packs)
+        if not 1 <= packs <= 8:
+            raise self.fail("shoe.packs", f"a shoe holds 1-8 packs, not {packs}")
+        shuffler: str | None = self.get(shoe, "shoe", "shuffler_port", str, None)
+        if shuffler is not None and shuffler == port:
+            raise self.fail("shoe.shuffler_port", f"{shuffler} is already the shoe's port")
+        return ShoeConfig(port, packs, shuffler)
 
     def scoreboard(self, data: Mapping[str, Any]) -> ScoreboardConfig:
         base = ScoreboardConfig()

@@ -14,6 +14,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from controller.bus import Change
+from controller.card_table import CardRunner
 from controller.config import Config
 from controller.dice_table import DiceRunner
 from controller.errors import Rejected
@@ -357,7 +358,7 @@ class Service:
 
     app: FastAPI
     table: Table
-    runner: LaneRunner | DiceRunner
+    runner: LaneRunner | DiceRunner | CardRunner
 
 
 def build(config: Config) -> Service:
@@ -376,9 +377,12 @@ def build(config: Config) -> Service:
             board.show(change.view)
         table.bus.subscribe("scoreboard", show)
         board.show(table.view())
-    runner: LaneRunner | DiceRunner
-    if get_game(config.game).family == "dice":
+    runner: LaneRunner | DiceRunner | CardRunner
+    family = get_game(config.game).family
+    if family == "dice":
         runner = DiceRunner(config, table)
+    elif family == "banking-cards":
+        runner = CardRunner(config, table)
     else:
         runner = LaneRunner(config, table)
 

@@ -48,6 +48,8 @@ class DeadBall(BaseModel):
 class Resolve(BaseModel):
     standing: list[int] | None = Field(default=None, max_length=10)
     dice: list[int] | None = Field(default=None, min_length=1, max_length=9)
+    to: str | None = Field(default=None, min_length=1, max_length=40)
+    card: str | None = Field(default=None, min_length=2, max_length=3)
     foul: bool = False
     void: bool = False
     reason: Reason
@@ -157,6 +159,10 @@ def create_app(table: Table, operator_pin: str, *,
         reading = flag["reading"]
         if body.void:
             pass
+        elif reading.get("type") == "card":
+            if body.to is None:
+                raise HTTPException(422, "say which hand the card went to, or void the reading")
+            event = {"type": "card", "to": body.to, "card": body.card or reading["card"]}
         elif reading.get("type") == "throw":
             if body.dice is None:
                 raise HTTPException(422, "give the dice faces, or void the reading")

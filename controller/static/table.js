@@ -79,11 +79,13 @@
     state.view = view;
     const game = isObject(view.game) ? view.game : null;
     const dice = game !== null && game.family === "dice";
+    const cards = game !== null && game.family === "banking-cards";
     renderHeader(view, game);
     renderBanner(view);
     renderUp(view, game);
-    renderSheet(dice ? null : game);
+    renderSheet(dice || cards ? null : game);
     window.hoyleDice.render(helpers(), dice ? game : null);
+    window.hoyleCards.render(helpers(), cards ? game : null);
     window.hoyleDice.renderAudit(helpers(), view);
     renderRulings(game);
     renderDevices(list(view.devices));
@@ -134,6 +136,8 @@
       where = total === "" ? "" : `with ${total}`;
     } else if (game.family === "dice") {
       ({ label, name, where } = window.hoyleDice.up(helpers(), game));
+    } else if (game.family === "banking-cards") {
+      ({ label, name, where } = window.hoyleCards.up(helpers(), game));
     } else if (up) {
       const row = rowOf(game, up.player);
       label = "Up";
@@ -521,9 +525,10 @@
     for (const flag of flags) {
       if (!state.flagForms.has(flag.seq)) {
         const path = `/api/flags/${encodeURIComponent(String(flag.seq))}/resolve`;
-        const throwRead = isObject(flag.reading) && flag.reading.type === "throw";
-        const form = throwRead ? window.hoyleDice.flagForm(helpers(), flag, path)
-          : flagForm(flag, pins);
+        const kind = isObject(flag.reading) ? flag.reading.type : "";
+        const form = kind === "throw" ? window.hoyleDice.flagForm(helpers(), flag, path)
+          : kind === "card" ? window.hoyleCards.flagForm(helpers(), flag, path)
+            : flagForm(flag, pins);
         state.flagForms.set(flag.seq, form);
         forms.append(form);
       }

@@ -23,24 +23,25 @@ right, left or banker, dealt right, left, banker, twice); `{"type": "offer", "pl
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from engine.cards.core import FULL_PACK, Card, CardEvent, codes
-from engine.cards.stakes import (
+from engine.cards.bank import (
     MAX_DEALS,
     MAX_STAKE,
     SAMPLE_STAKES,
     ActEvent,
+    BankGame,
+    BankState,
     BetEvent,
-    CardBankGame,
-    CardBankState,
     DrawEvent,
     ShuffleEvent,
     Stake,
     StandEvent,
 )
+from engine.cards.core import FULL_PACK, Card, CardEvent, ShoeCount, codes
 from engine.core import JSON, Awaiting, Event, LawRef, Ruling, hoyle_law
 from engine.rules import HouseRules, Option, either, whole
 
@@ -60,7 +61,7 @@ def point(cards: Iterable[Card]) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Laws:
-    """The law each kind of ruling cites; Chemin de Fer cites its own passage throughout."""
+    """The law each kind of ruling cites."""
 
     bank: LawRef
     bets: LawRef
@@ -96,24 +97,19 @@ BACCARA_LAWS = Laws(
     banco=hoyle_law(1517, 1528, "Baccara: banco takes precedence of all other bets; a broken "
                     "bank is put up again; not more than twice running"),
 )
-#: Chemin de Fer's passage (lines 1531-1543) makes it "a variety" of Baccara: every ruling
-#: cites that passage, its title naming the Baccara lines the rule comes from.
+#: Chemin de Fer's passage (lines 1531-1543) makes it "a variety" of Baccara: its rulings
+#: cite its own lines where it differs (six packs, only the right, the bank passing) and
+#: the Baccara laws it plays by otherwise.
 _VARIETY = (1534, 1538)
-CHEMIN_LAWS = Laws(
+CHEMIN_LAWS = dataclasses.replace(
+    BACCARA_LAWS,
     bank=hoyle_law(*_VARIETY, "Chemin de Fer: six packs; the bank as at Baccara (1423-1428)"),
     bets=hoyle_law(*_VARIETY, "Chemin de Fer: bets on the player on the right, as at Baccara "
                    "(1440-1449)"),
     deal=hoyle_law(*_VARIETY, "Chemin de Fer: cards only to the right and the banker, dealt "
                    "and counted as at Baccara (1451-1458)"),
-    natural=hoyle_law(*_VARIETY, "Chemin de Fer: naturals as at Baccara (1460-1463)"),
-    draw=hoyle_law(*_VARIETY, "Chemin de Fer: the draw as at Baccara (1463-1473)"),
-    result=hoyle_law(*_VARIETY, "Chemin de Fer: nearest 9 wins, ties stand off, as at Baccara "
-                     "(1486-1499)"),
     rotation=hoyle_law(1534, 1541, "Chemin de Fer: the bank passes to the left when the banker "
                        "loses; after a tie without a card given he may pass it"),
-    short=hoyle_law(*_VARIETY, "Chemin de Fer: a short bank pays in order, as at Baccara "
-                    "(1511-1515)"),
-    banco=hoyle_law(*_VARIETY, "Chemin de Fer: banco as at Baccara (1517-1528)"),
 )
 
 
@@ -164,7 +160,7 @@ class BaccaraRules(HouseRules):
         return ("right", "left", "cheval", "banco-right", "banco-left")
 
 
-class BaccaraState(CardBankState):
+class BaccaraState(BankState):
     """A session of Baccara or Chemin de Fer: the bank, the sides' holders, each coup."""
 
     rules: BaccaraRules
@@ -172,8 +168,8 @@ class BaccaraState(CardBankState):
         "offer": OfferEvent, "draw": DrawEvent, "stand": StandEvent, "pass": PassEvent}
     SHUFFLES = True
 
-    def packs(self) -> int:
-        return 6 if self.rules.chemin else 3
+    def new_shoe(self) -> ShoeCount:
+        return ShoeCount(6 if self.rules.chemin else 3)
 
     def start(self) -> None:
         self.laws = self.rules.laws
@@ -215,7 +211,7 @@ class BaccaraState(CardBankState):
         seats = self.seats(side)
         return seats[self.holders[side] % len(seats)]
 
-    def bets(self) -> Sequence[str]:
+    def spots(self) -> Sequence[str]:
         return self.rules.bet_names
 
     def card_hands(self) -> Sequence[str]:
@@ -229,9 +225,6 @@ class BaccaraState(CardBankState):
 
     def on_table(self) -> list[CardEvent]:
         return [dealt for cards in self.cards.values() for dealt in cards]
-
-    def end_law(self) -> LawRef:
-        return self.laws.rotation
 
     @property
     def deal_order(self) -> list[str]:
@@ -325,7 +318,7 @@ class BaccaraState(CardBankState):
     def play(self, event: Event) -> list[Ruling]:
         laws = self.laws
         if isinstance(event, ShuffleEvent):
-            return [Ruling("shuffle", None, None, f"The {self.packs()} packs are shuffled "
+            return [Ruling("shuffle", None, None, f"The {self.shoe.packs} packs are shuffled "
                            "together.", laws.bank)]
         if isinstance(event, BetEvent):
             return self.place(event)
@@ -451,7 +444,7 @@ class BaccaraState(CardBankState):
         self.coups += 1
         self.new_coup()
         if self.coups >= self.rules.deals:
-            rulings.append(self.finish())
+            rulings.append(self.end(self.laws.rotation, f"{self.coups} deals played"))
         return rulings
 
     def gain(self, stake: Stake) -> int:
@@ -587,23 +580,23 @@ class BaccaraState(CardBankState):
         if self.phase == "bets" and not self.on_table() and len(self.players) > 1:
             found.append(Awaiting("bet", "player", None, "bets before the deal"))
         if due is not None:
-            found.append(Awaiting("card", "dealer", None, f"the next card, to the {due}"))
+            found.append(Awaiting("card", "dealer", due, f"the next card, to the {due}"))
         if actor is not None:
             choice = "offer a card, or draw or stand" if self.phase == "offer" else \
                 "draw or stand"
             found.append(Awaiting("act", "player", actor, f"{actor} to {choice}"))
         return tuple(found)
 
-    def extra_snapshot(self) -> JSON:
-        return {"bank": self.capital,
+    def extra(self) -> JSON:
+        return {"deals": self.coups, "bank": self.capital,
                 "points": {hand: self.points(hand) for hand in self.cards},
                 "holders": {side: self.holder(side) for side in self.live},
                 "to_act": self.actor()}
 
 
 GAMES = (
-    CardBankGame("baccara", "Baccara", BaccaraRules(), BaccaraState, BACCARA_LAWS.all(),
+    BankGame("baccara", "Baccara", BaccaraRules(), BaccaraState, BACCARA_LAWS.all(),
                  aliases=("baccarat",), most=11),
-    CardBankGame("chemin-de-fer", "Chemin de Fer", BaccaraRules(chemin=True), BaccaraState,
+    BankGame("chemin-de-fer", "Chemin de Fer", BaccaraRules(chemin=True), BaccaraState,
                  CHEMIN_LAWS.all(), aliases=("chemmy",)),
 )

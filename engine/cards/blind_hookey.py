@@ -21,19 +21,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
-from engine.cards.bank_table import (
-    MAX_DEALS,
+from engine.cards.bank import (
+    MAX_PACK_DEALS,
     SAMPLE_STAKES,
     BankGame,
     BankState,
     BetEvent,
-    Shoe,
-    parse_bet,
+    Stake,
 )
-from engine.cards.core import Card, CardEvent, parse_card_event
-from engine.core import JSON, Awaiting, Event, LawRef, Operation, Ruling, hoyle_law
+from engine.cards.core import Card, CardEvent, ShoeCount
+from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
 from engine.errors import IllegalEventError
 from engine.rules import HouseRules, Option, whole
 
@@ -65,7 +63,7 @@ class HookeyRules(HouseRules):
     deals: int = 3
 
     def known_options(self) -> tuple[Option, ...]:
-        return whole("packets", 2, MAX_PACKETS), whole("deals", 1, MAX_DEALS)
+        return whole("packets", 2, MAX_PACKETS), whole("deals", 1, MAX_PACK_DEALS)
 
 
 def banker_chance(left: Mapping[Card, int]) -> tuple[Fraction, Fraction]:
@@ -85,18 +83,13 @@ def banker_chance(left: Mapping[Card, int]) -> tuple[Fraction, Fraction]:
 class HookeyState(BankState):
     """A blind hookey bank: deals of cut packets until `deals` are done."""
 
-    game: HookeyGame
     rules: HookeyRules
 
-    def __init__(self, game: HookeyGame, rules: HookeyRules, players: Sequence[str]) -> None:
-        self.game = game
-        self.rules = rules
-        self.players = list(players)
-        self.start_sheet()
-        self.deals_done = 0
-        self.pack = Shoe(name="the pack")
+    def new_shoe(self) -> ShoeCount:
+        return ShoeCount()
+
+    def start(self) -> None:
         self.packets: dict[str, Card | None] = self._fresh()
-        self.stakes: list[BetEvent] = []
         self.dealer_packet: str | None = None
         self.last: JSON | None = None
 
@@ -106,9 +99,6 @@ class HookeyState(BankState):
     @property
     def banker(self) -> str:
         return self.players[0]
-
-    def shoe(self) -> Shoe:
-        return self.pack
 
     def turning(self) -> bool:
         return any(card is not None for card in self.packets.values())
@@ -121,24 +111,20 @@ class HookeyState(BankState):
         if self.over:
             return "the game is over"
         if self.turning():
-            return f"deal {self.deals_done + 1}: the packets are being turned"
-        return f"deal {self.deals_done + 1}: bets on the packets"
+            return f"deal {self.coups + 1}: the packets are being turned"
+        return f"deal {self.coups + 1}: bets on the packets"
 
-    def parse_event(self, data: Mapping[str, Any]) -> Event:
-        kind = data.get("type")
-        if kind == "card":
-            return parse_card_event(data, list(self.packets), self.game.name)
-        if kind == "bet":
-            return parse_bet(data, self.players, list(self.packets), self.game.name)
-        raise IllegalEventError(f"{self.game.name} has no {kind!r} event; it has bet and card")
+    def card_hands(self) -> Sequence[str]:
+        return list(self.packets)
 
-    def verify(self, event: Event) -> None:
-        self.refuse_after_end(event)
+    def spots(self) -> Sequence[str]:
+        return list(self.packets)
+
+    def verify_play(self, event: Event) -> None:
         if isinstance(event, CardEvent):
             if self.packets[event.to] is not None:
                 raise IllegalEventError(f"card {event.card} to packet {event.to}: its bottom "
                                         f"card is turned already ({self.packets[event.to]})")
-            self.pack.check(event.card, f"card {event.card}")
             return
         if not isinstance(event, BetEvent):
             raise IllegalEventError(f"{self.game.name} cannot apply {event!r}")
@@ -152,14 +138,11 @@ class HookeyState(BankState):
             raise IllegalEventError(f"bet on packet {event.on}: it is the only packet left "
                                     "without a bet, so it is the dealer's")
 
-    def apply(self, event: Event) -> Operation:
-        self.verify(event)
-        self.history.append(event)
+    def play(self, event: Event) -> list[Ruling]:
         if isinstance(event, BetEvent):
-            self.stakes.append(event)
-            return Operation(event, (self._bet_ruling(event),))
+            self.stakes.append(Stake(event.player, event.on, event.amount))
+            return [self._bet_ruling(event)]
         assert isinstance(event, CardEvent)
-        self.pack.add(event.card, f"card {event.card}")
         self.packets[event.to] = event.card
         if self.dealer_packet is None:
             self.dealer_packet = self.unbet()[-1]
@@ -167,13 +150,13 @@ class HookeyState(BankState):
                           f"the bottom{self._whose(event.to)}.", SETTLE)]
         if all(card is not None for card in self.packets.values()):
             rulings.extend(self._settle())
-        return Operation(event, tuple(rulings))
+        return rulings
 
     def _whose(self, packet: str) -> str:
         return ", the dealer's packet" if packet == self.dealer_packet else ""
 
     def _bet_ruling(self, bet: BetEvent) -> Ruling:
-        tie, higher = banker_chance(self.pack.remaining())
+        tie, higher = banker_chance(self.shoe.remaining())
         wins, lower = tie + higher, 1 - tie - higher
         edge = wins - lower
         return Ruling("bet", bet.player, bet.amount,
@@ -199,21 +182,21 @@ class HookeyState(BankState):
             if rank_value(mine) >= rank_value(theirs):
                 why = "a tie goes to the banker" if rank_value(mine) == rank_value(theirs) \
                     else "the banker's card is higher"
-                self.pay(stake.player, self.banker, -stake.amount)
+                self.pay(stake.player, -stake.amount)
                 lost.append(Ruling("bet-lost", stake.player, -stake.amount,
                                    f"{mine} against {theirs} on packet {stake.on}: {why}; "
                                    f"{self.banker} wins {stake.player}'s {stake.amount}.",
                                    SETTLE))
             else:
-                self.pay(stake.player, self.banker, stake.amount)
+                self.pay(stake.player, stake.amount)
                 won.append(Ruling("bet-won", stake.player, stake.amount,
                                   f"{mine} against {theirs} on packet {stake.on}: the "
                                   f"banker's card is lower; he pays {stake.player} "
                                   f"{stake.amount}.", SETTLE))
         rulings.extend(lost)
         rulings.extend(won)
-        self.deals_done += 1
-        if self.deals_done >= self.rules.deals:
+        self.coups += 1
+        if self.coups >= self.rules.deals:
             deals = self.rules.deals
             rulings.append(self.end(SETTLE, f"{deals} deals are over" if deals > 1
                                     else "The deal is over"))
@@ -222,7 +205,7 @@ class HookeyState(BankState):
         self.packets = self._fresh()
         self.stakes = []
         self.dealer_packet = None
-        self.pack = Shoe(name=self.pack.name)
+        self.shoe = self.shoe.fresh()
         return rulings
 
     def legal_events(self) -> list[Event]:
@@ -230,7 +213,7 @@ class HookeyState(BankState):
             return []
         events: list[Event] = [CardEvent(name, card) for name, turned in self.packets.items()
                                if turned is None for card in sorted(
-                                   self.pack.remaining(), key=lambda c: (c.suit, c.order))]
+                                   self.shoe.remaining(), key=lambda c: (c.suit, c.order))]
         if not self.turning():
             unbet = self.unbet()
             events.extend(BetEvent(player, name, amount) for player in self.players[1:]
@@ -241,7 +224,9 @@ class HookeyState(BankState):
     def awaiting(self) -> tuple[Awaiting, ...]:
         if self.over:
             return ()
-        found = [Awaiting("card", "dealer", self.banker, "the bottom card of each packet")]
+        unturned = [name for name, card in self.packets.items() if card is None]
+        found = [Awaiting("card", "dealer", unturned[0] if len(unturned) == 1 else None,
+                          "the bottom card of each packet")]
         if not self.turning() and len(self.players) > 1:
             found.append(Awaiting("bet", "player", None, "bets on the packets, not the "
                                   "dealer's"))
@@ -250,25 +235,11 @@ class HookeyState(BankState):
     def hands(self) -> dict[str, list[str]]:
         return {name: [card.code] if card else [] for name, card in self.packets.items()}
 
-    def bets(self) -> list[JSON]:
-        return [{"player": s.player, "on": s.on, "amount": s.amount} for s in self.stakes]
-
     def extra(self) -> JSON:
-        return {"deals": self.deals_done, "dealer_packet": self.dealer_packet,
+        return {"deals": self.coups, "dealer_packet": self.dealer_packet,
                 "last_deal": self.last}
 
 
-class HookeyGame(BankGame[HookeyState]):
-    """Blind Hookey: cut packets, the bottom cards against the dealer's."""
-
-    rules: HookeyRules
-
-    def start(self, rules: HookeyRules, players: Sequence[str]) -> HookeyState:
-        return HookeyState(self, rules, players)
-
-    def own_laws(self) -> tuple[LawRef, ...]:
-        return (BANK, THREE_PACKETS, LAST_UNBET, SETTLE)
-
-
-GAMES = (HookeyGame("blind-hookey", "Blind Hookey, or Dutch Bank, or Little Packets",
-                    HookeyRules(), aliases=("dutch-bank", "little-packets")),)
+GAMES = (BankGame("blind-hookey", "Blind Hookey, or Dutch Bank, or Little Packets",
+                  HookeyRules(), HookeyState, (BANK, THREE_PACKETS, LAST_UNBET, SETTLE),
+                  aliases=("dutch-bank", "little-packets")),)

@@ -1,4 +1,4 @@
-"""What every card game shares: cards, packs, the shoe's count, and the dealt card event.
+"""What every card game shares: cards, packs (full or stripped), the shoe's count, the card event.
 
 The table tells the engine each card as it is dealt (from the shoe's reader, the camera,
 or the dealer); the engine never draws one. A card is a code, rank then suit: rank
@@ -12,6 +12,11 @@ or the dealer); the engine never draws one. A card is a code, rank then suit: ra
 Traceback (most recent call last):
 ...
 engine.errors.IllegalEventError: card 2: a second 7H, but a 1-pack shoe holds one
+>>> spanish = ShoeCount(cards=spanish_pack(), name="the 40-card Spanish pack")
+>>> spanish.check(parse_card("9C"), "card")
+Traceback (most recent call last):
+...
+engine.errors.IllegalEventError: card: there is no 9C in the 40-card Spanish pack
 """
 
 from __future__ import annotations
@@ -80,17 +85,37 @@ def parse_card(code: object, where: str = "card") -> Card:
     return Card(rank, suit)
 
 
-class ShoeCount:
-    """The cards dealt so far from a shoe of `packs` packs: no card more often than it can be."""
+def stripped_pack(*ranks: str, keep: tuple[str, ...] = ()) -> tuple[Card, ...]:
+    """The full pack without the cards of `ranks`, except the codes in `keep`."""
+    return tuple(card for card in FULL_PACK if card.rank not in ranks or card.code in keep)
 
-    def __init__(self, packs: int = 1) -> None:
+
+def spanish_pack() -> tuple[Card, ...]:
+    """The Spanish pack of forty cards: the full pack without its 8s, 9s and 10s."""
+    return stripped_pack("8", "9", "10")
+
+
+class ShoeCount:
+    """The cards dealt so far from a shoe of `packs` copies of `cards` (the full pack, or a
+    stripped one): no card that is not in it, none more often than it can be."""
+
+    def __init__(self, packs: int = 1, cards: tuple[Card, ...] = FULL_PACK,
+                 name: str = "the pack") -> None:
         if not 1 <= packs <= MAX_PACKS:
             raise ValueError(f"a shoe holds 1-{MAX_PACKS} packs, not {packs}")
         self.packs = packs
+        self.cards = cards
+        self.name = name
         self.seen: Counter[Card] = Counter()
+
+    def fresh(self) -> ShoeCount:
+        """The same shoe with every card back in it (a new deal, a shuffle)."""
+        return ShoeCount(self.packs, self.cards, self.name)
 
     def check(self, card: Card, where: str) -> None:
         """Raise `IllegalEventError` if one more `card` cannot come from this shoe."""
+        if card not in self.cards:
+            raise IllegalEventError(f"{where}: there is no {card.code} in {self.name}")
         copies = self.seen[card] + 1
         if copies > self.packs:
             nth = ORDINALS[copies - 1] if copies <= len(ORDINALS) else f"{copies}th"
@@ -108,12 +133,27 @@ class ShoeCount:
 
     @property
     def left(self) -> int:
-        return 52 * self.packs - self.dealt
+        return len(self.cards) * self.packs - self.dealt
 
     def remaining(self) -> Counter[Card]:
         """How many of each card are still in the shoe (for exact chances of the next card)."""
-        return Counter({card: self.packs - self.seen[card] for card in FULL_PACK
+        return Counter({card: self.packs - self.seen[card] for card in self.cards
                         if self.packs > self.seen[card]})
+
+    def in_order(self) -> list[Card]:
+        """The cards still in the shoe, once each, by suit then rank (what `legal_events`
+        offers)."""
+        return sorted(self.remaining(), key=lambda card: (card.suit, card.order))
+
+    def ranks_left(self) -> Counter[str]:
+        """How many of each rank are still to come (the faro case-keeper's count)."""
+        found: Counter[str] = Counter()
+        for card, copies in self.remaining().items():
+            found[card.rank] += copies
+        return found
+
+    def to_json(self) -> JSON:
+        return {"packs": self.packs, "dealt": self.dealt, "left": self.left}
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,17 +23,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from engine.cards.bank_table import (
-    MAX_DEALS,
+from engine.cards.bank import (
+    MAX_PACK_DEALS,
     SAMPLE_STAKES,
+    ActEvent,
     BankGame,
     BankState,
-    Shoe,
-    stripped_pack,
+    StandEvent,
+    parse_amount,
 )
-from engine.cards.bank_table import parse_amount as parse_whole
-from engine.cards.core import COURT, Card, CardEvent, parse_card_event
-from engine.core import JSON, Awaiting, Event, LawRef, Operation, Ruling, hoyle_law
+from engine.cards.core import COURT, Card, CardEvent, ShoeCount, stripped_pack
+from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
 from engine.errors import IllegalEventError
 from engine.rules import HouseRules, Option, either, names, parse_player, whole
 
@@ -78,7 +78,7 @@ class FarmerRules(HouseRules):
 
     def known_options(self) -> tuple[Option, ...]:
         return (whole("ante", 1, 100), either("new_farm", "auction", "taker"),
-                whole("deals", 1, MAX_DEALS))
+                whole("deals", 1, MAX_PACK_DEALS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,34 +103,22 @@ class SoldEvent(Event):
         return {"type": self.type}
 
 
-@dataclass(frozen=True, slots=True)
-class StandEvent(Event):
-    """The player in turn draws no more."""
-
-    type: ClassVar[str] = "stand"
-    player: str
-
-    def to_json(self) -> JSON:
-        return {"type": self.type, "player": self.player}
-
-
 class FarmerState(BankState):
     """A session of Farmer: a farm made and sold, deals, settlement at every show."""
 
-    game: FarmerGame
     rules: FarmerRules
+    ACTS: ClassVar[Mapping[str, type[ActEvent]]] = {"stand": StandEvent}
+    OTHERS = ("bid", "sold")
+    BETS = False
 
-    def __init__(self, game: FarmerGame, rules: FarmerRules, players: Sequence[str]) -> None:
-        self.game = game
-        self.rules = rules
-        self.players = list(players)
-        self.start_sheet()
-        self.deals_done = 0
+    def new_shoe(self) -> ShoeCount:
+        return ShoeCount(cards=FARMER_PACK, name="the farmer's pack of 45 cards")
+
+    def start(self) -> None:
         self.farm = 0
         self.farm_made = False
         self.farmer: str | None = None
         self.high_bid: tuple[str, int] | None = None
-        self.pack = Shoe(FARMER_PACK, name="the farmer's pack of 45 cards")
         self.cards: dict[str, list[Card]] = {}
         self.stood: list[str] = []
 
@@ -139,9 +127,6 @@ class FarmerState(BankState):
     @property
     def banker(self) -> str | None:
         return self.farmer
-
-    def shoe(self) -> Shoe:
-        return self.pack
 
     @property
     def order(self) -> list[str]:
@@ -183,22 +168,15 @@ class FarmerState(BankState):
 
     # -- events ---------------------------------------------------------------------------
 
-    def parse_event(self, data: Mapping[str, Any]) -> Event:
-        kind = data.get("type")
-        if kind == "card":
-            return parse_card_event(data, self.players, self.game.name)
-        if kind == "bid":
-            return BidEvent(str(parse_player(data, self.players, "bid")),
-                            parse_whole(data, "bid"))
+    def card_hands(self) -> Sequence[str]:
+        return self.players
+
+    def parse_other(self, kind: str, data: Mapping[str, Any]) -> Event:
         if kind == "sold":
             return SoldEvent()
-        if kind == "stand":
-            return StandEvent(str(parse_player(data, self.players, "stand")))
-        raise IllegalEventError(f"{self.game.name} has no {kind!r} event; it has bid, sold, "
-                                "card and stand")
+        return BidEvent(str(parse_player(data, self.players, "bid")), parse_amount(data, "bid"))
 
-    def verify(self, event: Event) -> None:
-        self.refuse_after_end(event)
+    def verify_play(self, event: Event) -> None:
         phase = self.phase
         if isinstance(event, BidEvent | SoldEvent):
             if phase != "auction":
@@ -221,7 +199,7 @@ class FarmerState(BankState):
         if phase != "draw" or event.player != self.to_act:
             raise IllegalEventError(f"stand by {event.player}: not his turn to draw; "
                                     f"{self.where()}")
-        if len(self.cards[event.player]) < 2 and self.pack.left:
+        if len(self.cards[event.player]) < 2 and self.shoe.left:
             raise IllegalEventError(f"stand by {event.player}: every player must take one "
                                     "card; he has drawn none")
 
@@ -232,11 +210,8 @@ class FarmerState(BankState):
             raise IllegalEventError(f"card to {event.to}: he has stood; his hand is closed")
         if event.to != self.to_act:
             raise IllegalEventError(f"card to {event.to}: {self.where()}")
-        self.pack.check(event.card, f"card {event.card} to {event.to}")
 
-    def apply(self, event: Event) -> Operation:
-        self.verify(event)
-        self.history.append(event)
+    def play(self, event: Event) -> list[Ruling]:
         rulings = [] if self.farm_made else self._make_farm()
         if isinstance(event, BidEvent):
             self.high_bid = (event.player, event.amount)
@@ -257,7 +232,7 @@ class FarmerState(BankState):
                                   "when all have drawn).", DRAW))
             if self.to_act is None:
                 rulings.extend(self._show())
-        return Operation(event, tuple(rulings))
+        return rulings
 
     def _make_farm(self) -> list[Ruling]:
         self.farm_made = True
@@ -281,7 +256,6 @@ class FarmerState(BankState):
 
     def _card(self, event: CardEvent) -> list[Ruling]:
         dealing = self.phase == "deal"
-        self.pack.add(event.card, f"card {event.card} to {event.to}")
         self.cards.setdefault(event.to, []).append(event.card)
         if dealing:
             return [Ruling("deal", event.to, None, f"{self.farmer} deals {event.to} one card "
@@ -319,7 +293,7 @@ class FarmerState(BankState):
         for player, total in totals.items():
             if total > TARGET:
                 over = total - TARGET
-                self.pay(player, farmer, -over)
+                self.pay(player, -over)
                 rulings.append(Ruling("overdrawn", player, -over,
                                       f"{player} has {total}, {over} over: he pays {farmer} "
                                       f"{over}, not to go in the farm.", OVERDRAWN))
@@ -330,7 +304,7 @@ class FarmerState(BankState):
             for player in nearest:
                 payers = [p for p in self.order if p != player]
                 for payer in payers:
-                    self.pay(player, payer, 1)
+                    self.pay(player, 1, payer)
                 rulings.append(Ruling("nearest", player, len(payers),
                                       f"{player}'s {best} is nearest 16 under it: a chip "
                                       f"from every player but the farmer ({len(payers)}).",
@@ -339,11 +313,11 @@ class FarmerState(BankState):
         return rulings
 
     def _next_deal(self, taker: str | None) -> list[Ruling]:
-        self.deals_done += 1
+        self.coups += 1
         self.cards = {}
         self.stood = []
-        self.pack = Shoe(FARMER_PACK, name="the farmer's pack of 45 cards")
-        if self.deals_done >= self.rules.deals:
+        self.shoe = self.shoe.fresh()
+        if self.coups >= self.rules.deals:
             return self._close()
         if taker is None:
             return []
@@ -386,8 +360,8 @@ class FarmerState(BankState):
         player = self.to_act
         assert player is not None
         events = [CardEvent(player, card, False) for card in sorted(
-            self.pack.remaining(), key=lambda c: (c.suit, c.order))]
-        if phase == "draw" and (len(self.cards[player]) > 1 or not self.pack.left):
+            self.shoe.remaining(), key=lambda c: (c.suit, c.order))]
+        if phase == "draw" and (len(self.cards[player]) > 1 or not self.shoe.left):
             events.append(StandEvent(player))
         return events
 
@@ -407,27 +381,16 @@ class FarmerState(BankState):
         return {player: [card.code for card in self.cards.get(player, [])]
                 for player in self.order}
 
-    def bets(self) -> list[JSON]:
+    def bet_list(self) -> list[JSON]:
         if self.high_bid is None:
             return []
         return [{"player": self.high_bid[0], "on": "farm", "amount": self.high_bid[1]}]
 
     def extra(self) -> JSON:
         return {"farm": self.farm, "phase": self.phase, "to_act": self.to_act,
-                "deals": self.deals_done,
+                "deals": self.coups,
                 "points": {p: points(self.cards.get(p, [])) for p in self.order}}
 
 
-class FarmerGame(BankGame[FarmerState]):
-    """Farmer: the farm, the draw to 16 and the settlement."""
-
-    rules: FarmerRules
-
-    def start(self, rules: FarmerRules, players: Sequence[str]) -> FarmerState:
-        return FarmerState(self, rules, players)
-
-    def own_laws(self) -> tuple[LawRef, ...]:
-        return (PACK, FARM, DRAW, SIXTEEN, OVERDRAWN, NEAREST)
-
-
-GAMES = (FarmerGame("farmer", "Farmer", FarmerRules()),)
+GAMES = (BankGame("farmer", "Farmer", FarmerRules(), FarmerState,
+                  (PACK, FARM, DRAW, SIXTEEN, OVERDRAWN, NEAREST)),)

@@ -33,16 +33,16 @@ from fractions import Fraction
 from math import comb
 from typing import Any, ClassVar
 
-from engine.cards.bank_table import (
-    MAX_DEALS,
+from engine.cards.bank import (
+    MAX_PACK_DEALS,
     SAMPLE_STAKES,
     BankGame,
     BankState,
-    Shoe,
+    Stake,
     parse_amount,
 )
-from engine.cards.core import RANKS, CardEvent, parse_card_event
-from engine.core import JSON, Awaiting, Event, LawRef, Operation, Ruling, hoyle_law
+from engine.cards.core import RANKS, CardEvent, ShoeCount
+from engine.core import JSON, Awaiting, Event, LawRef, Ruling, hoyle_law
 from engine.errors import IllegalEventError
 from engine.rules import HouseRules, Option, either, parse_player, whole
 
@@ -70,18 +70,13 @@ LAWS: Mapping[str, LawRef] = {
     "call": hoyle_law(11845, 11849, "Faro: calling the last turn of three cards pays 4 for 1"),
     "cat-hop": hoyle_law(11851, 11853, "Faro: a cat-hop called correctly pays 2 for 1"),
 }
-STUSS_SPLIT = hoyle_law(11859, 11861, "Stuss: faro out of hand; on splits the banker takes all")
-
-
-def _stuss_law(law: LawRef) -> LawRef:
-    first, last = law.lines
-    what = law.title.removeprefix("Faro: ")
-    return hoyle_law(11859, 11861, f"Stuss is faro dealt out of hand: {what} "
-                                   f"(faro, lines {first}-{last})")
-
-
+#: Stuss is faro dealt out of hand (lines 11859-11861): its rulings cite faro's laws, but
+#: its own lines where it differs, the deal and the splits.
 STUSS_LAWS: Mapping[str, LawRef] = {
-    key: STUSS_SPLIT if key == "settle" else _stuss_law(law) for key, law in LAWS.items()}
+    **LAWS,
+    "box": hoyle_law(11859, 11861, "Stuss: faro, but the cards are dealt out of hand"),
+    "settle": hoyle_law(11859, 11861, "Stuss: faro out of hand; on splits the banker takes all"),
+}
 
 
 def _layout_spots() -> dict[frozenset[str], str]:
@@ -156,7 +151,7 @@ class FaroRules(HouseRules):
     odd_chip: str = "banker"
 
     def known_options(self) -> tuple[Option, ...]:
-        options = (whole("deals", 1, MAX_DEALS), either("calling_pays", "4-to-1", "3-to-1"))
+        options = (whole("deals", 1, MAX_PACK_DEALS), either("calling_pays", "4-to-1", "3-to-1"))
         if self.splits_take_all:
             return options
         return (*options, either("odd_chip", "banker", "player"))
@@ -218,10 +213,9 @@ class WithdrawEvent(Event):
 
 
 @dataclass(slots=True)
-class Stake:
-    player: str
-    on: str
-    amount: int
+class FaroStake(Stake):
+    """A stake on the layout: flat or coppered, or a call of the last turn."""
+
     copper: bool
     order: tuple[str, str] | None
 
@@ -245,19 +239,16 @@ class Stake:
 class FaroState(BankState):
     """A faro (or stuss) bank: deals of 52 cards until the `deals` option is reached."""
 
-    game: FaroGame
     rules: FaroRules
+    stakes: list[FaroStake]  # type: ignore[assignment]
+    OTHERS = ("withdraw",)
 
-    def __init__(self, game: FaroGame, rules: FaroRules, players: Sequence[str]) -> None:
-        self.game = game
-        self.rules = rules
-        self.players = list(players)
-        self.start_sheet()
-        self.deals_done = 0
-        self.pack = Shoe(name="the faro pack")
+    def new_shoe(self) -> ShoeCount:
+        return ShoeCount(name="the faro pack")
+
+    def start(self) -> None:
         self.piles: dict[str, list[str]] = {pile: [] for pile in PILES}
         self.loser: str | None = None
-        self.stakes: list[Stake] = []
 
     # -- where the deal stands ------------------------------------------------------------
 
@@ -265,12 +256,9 @@ class FaroState(BankState):
     def banker(self) -> str:
         return self.players[0]
 
-    def shoe(self) -> Shoe:
-        return self.pack
-
     @property
     def next_pile(self) -> str:
-        dealt = self.pack.dealt
+        dealt = self.shoe.dealt
         if dealt == 0:
             return "soda"
         if dealt == DEAL - 1:
@@ -280,19 +268,19 @@ class FaroState(BankState):
     @property
     def turn(self) -> int:
         """The turn the next loser or winner belongs to, 1-25."""
-        return self.pack.dealt // 2 + (1 if self.pack.dealt % 2 else 0)
+        return self.shoe.dealt // 2 + (1 if self.shoe.dealt % 2 else 0)
 
     def betting_open(self) -> bool:
         return not self.over and self.next_pile in ("soda", "loser")
 
     def last_turn(self) -> bool:
         """Three cards left in the box and the next is the last turn's loser."""
-        return self.pack.left == 3 and self.next_pile == "loser"
+        return self.shoe.left == 3 and self.next_pile == "loser"
 
     def where(self) -> str:
         if self.over:
             return "the game is over"
-        deal = f"deal {self.deals_done + 1}"
+        deal = f"deal {self.coups + 1}"
         pile = self.next_pile
         if pile in ("loser", "winner"):
             return f"{deal}, the {pile} of turn {self.turn} is next"
@@ -300,16 +288,14 @@ class FaroState(BankState):
 
     # -- events ---------------------------------------------------------------------------
 
-    def parse_event(self, data: Mapping[str, Any]) -> Event:
-        kind = data.get("type")
-        if kind == "card":
-            return parse_card_event(data, PILES, self.game.name)
-        if kind == "withdraw":
-            player = parse_player(data, self.players, "withdraw")
-            return WithdrawEvent(str(player), self._spot(data.get("on"), "withdraw"))
-        if kind != "bet":
-            raise IllegalEventError(f"{self.game.name} has no {kind!r} event; it has bet, "
-                                    "withdraw and card")
+    def card_hands(self) -> Sequence[str]:
+        return PILES
+
+    def parse_other(self, kind: str, data: Mapping[str, Any]) -> Event:
+        player = parse_player(data, self.players, "withdraw")
+        return WithdrawEvent(str(player), self._spot(data.get("on"), "withdraw"))
+
+    def parse_bet(self, data: Mapping[str, Any]) -> Event:
         player = parse_player(data, self.players, "bet")
         amount = parse_amount(data)
         copper = data.get("copper", False)
@@ -345,12 +331,10 @@ class FaroState(BankState):
                                     f"e.g. [\"9\", \"Q\"], not {order!r}")
         return order[0].upper(), order[1].upper()
 
-    def verify(self, event: Event) -> None:
-        self.refuse_after_end(event)
+    def verify_play(self, event: Event) -> None:
         if isinstance(event, CardEvent):
             if event.to != self.next_pile:
                 raise IllegalEventError(f"card {event.card} to {event.to}: {self.where()}")
-            self.pack.check(event.card, f"card {event.card}")
             return
         if not isinstance(event, FaroBetEvent | WithdrawEvent):
             raise IllegalEventError(f"{self.game.name} cannot apply {event!r}")
@@ -367,7 +351,7 @@ class FaroState(BankState):
         if event.order is not None:
             self._verify_call(event.order)
             return
-        left = self.pack.ranks_left()
+        left = self.shoe.ranks_left()
         if not any(left[rank] for rank in SPOT_NAMES[event.on]):
             raise IllegalEventError(f"bet on {event.on}: every card of it is out of the box "
                                     "(a dead card); it can have no action")
@@ -376,7 +360,7 @@ class FaroState(BankState):
         if not self.last_turn():
             raise IllegalEventError("bet on call: the turn is called only on the last turn, "
                                     f"with three cards in the box; {self.where()}")
-        left = self.pack.ranks_left()
+        left = self.shoe.ranks_left()
         if len(left) == 1:
             raise IllegalEventError("bet on call: the last three cards are all one "
                                     "denomination; there is nothing to call")
@@ -386,26 +370,24 @@ class FaroState(BankState):
             raise IllegalEventError(f"bet on call: the cards left are {three}; "
                                     f"{order[0]}-{order[1]} cannot come")
 
-    def apply(self, event: Event) -> Operation:
-        self.verify(event)
-        self.history.append(event)
+    def play(self, event: Event) -> list[Ruling]:
         if isinstance(event, WithdrawEvent):
             taken = [s for s in self.stakes if s.player == event.player and s.on == event.on]
             self.stakes = [s for s in self.stakes if s not in taken]
             total = sum(s.amount for s in taken)
-            return Operation(event, (Ruling(
-                "withdraw", event.player, total, f"{event.player} takes back {total} from "
-                f"{event.on}: no action on it, so he may.", self.rules.law("bets")),))
+            return [Ruling("withdraw", event.player, total, f"{event.player} takes back {total} "
+                           f"from {event.on}: no action on it, so he may.",
+                           self.rules.law("bets"))]
         if isinstance(event, FaroBetEvent):
-            stake = Stake(event.player, event.on, event.amount, event.copper, event.order)
+            stake = FaroStake(event.player, event.on, event.amount, event.copper, event.order)
             self.stakes.append(stake)
-            return Operation(event, (self._bet_ruling(stake),))
+            return [self._bet_ruling(stake)]
         assert isinstance(event, CardEvent)
-        return Operation(event, tuple(self._card(event)))
+        return self._card(event)
 
-    def _bet_ruling(self, stake: Stake) -> Ruling:
+    def _bet_ruling(self, stake: FaroStake) -> Ruling:
         if stake.order is not None:
-            left = self.pack.ranks_left()
+            left = self.shoe.ranks_left()
             cat_hop = len(left) == 2
             chance = Fraction(1, 3) if cat_hop else Fraction(1, 6)
             pays = self.rules.call_pays(cat_hop)
@@ -424,12 +406,12 @@ class FaroState(BankState):
             return Ruling("bet", stake.player, stake.amount,
                           f"{text}: {SPOTS[ranks]}, decided by whichever comes first.",
                           self.rules.law("several"))
-        copies = self.pack.ranks_left()[stake.on]
-        split = split_chance(self.pack.left, copies, self.next_pile == "soda")
+        copies = self.shoe.ranks_left()[stake.on]
+        split = split_chance(self.shoe.left, copies, self.next_pile == "soda")
         edge = split if self.rules.splits_take_all else split / 2
         takes = "all" if self.rules.splits_take_all else "half"
         return Ruling("bet", stake.player, stake.amount,
-                      f"{text}. {copies} of the {self.pack.left} cards in the box are "
+                      f"{text}. {copies} of the {self.shoe.left} cards in the box are "
                       f"{stake.on}s: exactly {split} that a split decides it (the banker "
                       f"takes {takes}), the banker's edge {edge} of the stake "
                       f"({float(edge):.2%}).", self.rules.law("bets"))
@@ -438,7 +420,6 @@ class FaroState(BankState):
 
     def _card(self, event: CardEvent) -> list[Ruling]:
         card = event.card
-        self.pack.add(card, f"card {card}")
         self.piles[event.to].append(card.code)
         if event.to == "soda":
             return [Ruling("soda", None, None, f"{card} is soda: no bet is decided by it.",
@@ -455,7 +436,7 @@ class FaroState(BankState):
 
     def _settle(self, loser: str, winner: str) -> list[Ruling]:
         split = loser == winner
-        turn = self.pack.dealt // 2
+        turn = self.shoe.dealt // 2
         law = self.rules.law
         if split:
             head = f"Turn {turn}: {loser} and {winner}, a split."
@@ -466,7 +447,7 @@ class FaroState(BankState):
         splits: list[Ruling] = []
         won: list[Ruling] = []
         losers_by_player: dict[str, set[str]] = {}
-        kept: list[Stake] = []
+        kept: list[FaroStake] = []
         for stake in self.stakes:
             if stake.order is not None:
                 self._settle_call(stake, loser, winner, lost, won)
@@ -479,7 +460,7 @@ class FaroState(BankState):
             several = "several" if len(ranks) > 1 else "bets"
             if split:
                 taken = self.rules.split_loss(stake.amount)
-                self.pay(stake.player, self.banker, -taken)
+                self.pay(stake.player, -taken)
                 splits.append(Ruling("split", stake.player, -taken,
                                      f"{loser}s split: {self.banker} takes {taken} of "
                                      f"{stake.player}'s {stake.words()}.", law("settle")))
@@ -492,7 +473,7 @@ class FaroState(BankState):
                 continue
             came = loser if hit_loser else winner
             wins = hit_winner != stake.copper
-            self.pay(stake.player, self.banker, stake.amount if wins else -stake.amount)
+            self.pay(stake.player, stake.amount if wins else -stake.amount)
             how = "won" if hit_winner else "lost"
             if wins:
                 won.append(Ruling("bet-won", stake.player, stake.amount,
@@ -514,19 +495,19 @@ class FaroState(BankState):
                                       "whipsawed.", law("whipsaw")))
         return rulings
 
-    def _settle_call(self, stake: Stake, loser: str, winner: str, lost: list[Ruling],
+    def _settle_call(self, stake: FaroStake, loser: str, winner: str, lost: list[Ruling],
                      won: list[Ruling]) -> None:
         assert stake.order is not None
-        cat_hop = len({*self.pack.ranks_left(), loser, winner}) == 2
+        cat_hop = len({*self.shoe.ranks_left(), loser, winner}) == 2
         law = self.rules.law("cat-hop" if cat_hop else "call")
         if stake.order == (loser, winner):
             gain = stake.amount * self.rules.call_pays(cat_hop)
-            self.pay(stake.player, self.banker, gain)
+            self.pay(stake.player, gain)
             won.append(Ruling("bet-won", stake.player, gain,
                               f"{loser} lost, {winner} won: {stake.player} called the turn; "
                               f"{self.banker} pays {gain}.", law))
         else:
-            self.pay(stake.player, self.banker, -stake.amount)
+            self.pay(stake.player, -stake.amount)
             lost.append(Ruling("bet-lost", stake.player, -stake.amount,
                                f"{loser} lost, {winner} won: {stake.player}'s call "
                                f"{stake.order[0]}-{stake.order[1]} is wrong; {self.banker} "
@@ -540,13 +521,13 @@ class FaroState(BankState):
             rulings.append(Ruling("no-action", stake.player, 0, f"{stake.player} takes back "
                                   f"{stake.words()}: no action in the deal.", law))
         self.stakes = []
-        self.deals_done += 1
-        if self.deals_done >= self.rules.deals:
+        self.coups += 1
+        if self.coups >= self.rules.deals:
             deals = self.rules.deals
             rulings.append(self.end(law, f"{deals} deals are over" if deals > 1
                                     else "The deal is over"))
         else:
-            self.pack = Shoe(name="the faro pack")
+            self.shoe = self.shoe.fresh()
             self.piles = {pile: [] for pile in PILES}
         return rulings
 
@@ -557,10 +538,10 @@ class FaroState(BankState):
             return []
         pile = self.next_pile
         events: list[Event] = [CardEvent(pile, card) for card in sorted(
-            self.pack.remaining(), key=lambda c: (c.suit, c.order))]
+            self.shoe.remaining(), key=lambda c: (c.suit, c.order))]
         if not self.betting_open():
             return events
-        left = self.pack.ranks_left()
+        left = self.shoe.ranks_left()
         live = [rank for rank in RANKS if left[rank]]
         for player in self.players[1:]:
             events.extend(FaroBetEvent(player, rank, SAMPLE_STAKES[0], copper)
@@ -581,7 +562,7 @@ class FaroState(BankState):
         pile = self.next_pile
         what = f"the {pile} of turn {self.turn}" if pile in ("loser", "winner") else \
             f"the {pile}"
-        found = [Awaiting("card", "sensor", self.banker, f"{what}, from the box")]
+        found = [Awaiting("card", "dealer", pile, f"{what}, from the box")]
         if self.betting_open() and len(self.players) > 1:
             found.append(Awaiting("bet", "player", None, "bets on the layout before the turn"))
         return tuple(found)
@@ -589,29 +570,14 @@ class FaroState(BankState):
     def hands(self) -> dict[str, list[str]]:
         return {pile: list(cards) for pile, cards in self.piles.items()}
 
-    def bets(self) -> list[JSON]:
-        return [stake.to_json() for stake in self.stakes]
-
     def extra(self) -> JSON:
-        left = self.pack.ranks_left()
-        return {"deals": self.deals_done, "turn": min(self.pack.dealt // 2, TURNS),
+        left = self.shoe.ranks_left()
+        return {"deals": self.coups, "turn": min(self.shoe.dealt // 2, TURNS),
                 "cases": {rank: left[rank] for rank in RANKS},
                 "calling": self.last_turn() and len(left) > 1 and not self.over}
 
 
-class FaroGame(BankGame[FaroState]):
-    """Faro or Stuss; its `rules` say who takes a split."""
-
-    rules: FaroRules
-
-    def start(self, rules: FaroRules, players: Sequence[str]) -> FaroState:
-        return FaroState(self, rules, players)
-
-    def own_laws(self) -> tuple[LawRef, ...]:
-        return self.rules.own_laws()
-
-
 GAMES = (
-    FaroGame("faro", "Faro", FARO),
-    FaroGame("stuss", "Stuss", STUSS),
+    BankGame("faro", "Faro", FARO, FaroState, FARO.own_laws()),
+    BankGame("stuss", "Stuss", STUSS, FaroState, STUSS.own_laws()),
 )

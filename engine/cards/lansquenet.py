@@ -25,16 +25,15 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from engine.cards.bank_table import (
+from engine.cards.bank import (
     SAMPLE_STAKES,
     BankGame,
     BankState,
     BetEvent,
-    Shoe,
-    parse_bet,
+    Stake,
 )
-from engine.cards.core import Card, CardEvent, parse_card_event
-from engine.core import JSON, Awaiting, Event, LawRef, Operation, Ruling, hoyle_law
+from engine.cards.core import Card, CardEvent, ShoeCount
+from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
 from engine.errors import IllegalEventError
 from engine.rules import HouseRules, Option, either, whole
 
@@ -94,38 +93,23 @@ class Coup:
     pairs: list[Card] = field(default_factory=list)
 
 
-@dataclass(slots=True)
-class Stake:
-    player: str
-    on: str
-    amount: int
-
-
 class LansquenetState(BankState):
     """A session of lansquenet: coups until each player has held the bank `rounds` times."""
 
-    game: LansquenetGame
     rules: LansquenetRules
+    OTHERS = ("redeal",)
 
-    def __init__(self, game: LansquenetGame, rules: LansquenetRules,
-                 players: Sequence[str]) -> None:
-        self.game = game
-        self.rules = rules
-        self.players = list(players)
-        self.start_sheet()
+    def new_shoe(self) -> ShoeCount:
+        packs = self.rules.packs
+        return ShoeCount(packs, name=f"{packs} pack{'s' if packs > 1 else ''}")
+
+    def start(self) -> None:
         self.seat = 0
-        self.coups = 0
-        self.pack = Shoe(packs=rules.packs, name=f"{rules.packs} pack"
-                         f"{'s' if rules.packs > 1 else ''}")
         self.coup = Coup()
-        self.stakes: list[Stake] = []
 
     @property
     def banker(self) -> str:
         return self.players[self.seat]
-
-    def shoe(self) -> Shoe:
-        return self.pack
 
     def spot_for(self, card: Card) -> str:
         """Where the next card goes by the rules: on the hand cards, the banker's, the players'."""
@@ -157,21 +141,19 @@ class LansquenetState(BankState):
 
     # -- events ---------------------------------------------------------------------------
 
-    def parse_event(self, data: Mapping[str, Any]) -> Event:
-        kind = data.get("type")
-        if kind == "card":
-            return parse_card_event(data, SPOTS, self.game.name)
-        if kind == "redeal":
-            return RedealEvent()
-        if kind == "bet":
-            return parse_bet(data, self.players, self.open_ranks(), self.game.name)
-        raise IllegalEventError(f"{self.game.name} has no {kind!r} event; it has card, bet "
-                                "and redeal")
+    def card_hands(self) -> Sequence[str]:
+        return SPOTS
 
-    def verify(self, event: Event) -> None:
-        self.refuse_after_end(event)
+    def spots(self) -> Sequence[str]:
+        return self.open_ranks()
+
+    def parse_other(self, kind: str, data: Mapping[str, Any]) -> Event:
+        return RedealEvent()
+
+    def verify_play(self, event: Event) -> None:
         if isinstance(event, CardEvent):
-            self.pack.check(event.card, f"card {event.card}")
+            # A card the shoe cannot hold is refused before where it would go.
+            self.shoe.check(event.card, f"card {event.card}")
             spot = self.spot_for(event.card)
             if event.to != spot:
                 raise IllegalEventError(f"card {event.card} to {event.to}: it goes to the "
@@ -191,24 +173,22 @@ class LansquenetState(BankState):
         if event.on not in self.open_ranks():
             raise IllegalEventError(f"bet on {event.on}: no players' card {event.on} is open")
 
-    def apply(self, event: Event) -> Operation:
-        self.verify(event)
-        self.history.append(event)
+    def play(self, event: Event) -> list[Ruling]:
         if isinstance(event, BetEvent):
             self.stakes.append(Stake(event.player, event.on, event.amount))
-            return Operation(event, (self._bet_ruling(event),))
+            return [self._bet_ruling(event)]
         if isinstance(event, RedealEvent):
             self._new_coup()
-            return Operation(event, (Ruling(
-                "redeal", self.banker, None, f"Both hand cards were matched before the "
-                f"banker's card: {self.banker} gathers the cards and deals again.", REDEAL),))
+            return [Ruling("redeal", self.banker, None, "Both hand cards were matched before "
+                           f"the banker's card: {self.banker} gathers the cards and deals "
+                           "again.", REDEAL)]
         assert isinstance(event, CardEvent)
-        return Operation(event, tuple(self._card(event.card, event.to)))
+        return self._card(event.card, event.to)
 
     def _bet_ruling(self, bet: BetEvent) -> Ruling:
         banker_card = self.coup.banker
         assert banker_card is not None
-        left = self.pack.ranks_left()
+        left = self.shoe.ranks_left()
         theirs, his = left[bet.on], left[banker_card.rank]
         chance = Fraction(his, theirs + his)
         edge = 1 - 2 * chance
@@ -219,7 +199,6 @@ class LansquenetState(BankState):
                       f"exactly {chance}; the banker's edge {edge} of the stake.", COVERED)
 
     def _card(self, card: Card, to: str) -> list[Ruling]:
-        self.pack.add(card, f"card {card}")
         coup = self.coup
         if to == "hand":
             return [self._hand_card(card)]
@@ -245,7 +224,7 @@ class LansquenetState(BankState):
             if stake.on != card.rank:
                 kept.append(stake)
                 continue
-            self.pay(stake.player, self.banker, -stake.amount)
+            self.pay(stake.player, -stake.amount)
             rulings.append(Ruling("bet-lost", stake.player, -stake.amount,
                                   f"{self.banker} takes {stake.player}'s {stake.amount} on "
                                   f"the {stake.on}.", TURNING))
@@ -274,7 +253,7 @@ class LansquenetState(BankState):
                           f"{card} matches {self.banker}'s own card: the players win all "
                           "they have staked.", TURNING)]
         for stake in self.stakes:
-            self.pay(stake.player, self.banker, stake.amount)
+            self.pay(stake.player, stake.amount)
             rulings.append(Ruling("bet-won", stake.player, stake.amount,
                                   f"{self.banker} pays {stake.player}'s {stake.amount} on the "
                                   f"{stake.on}, even money.", TURNING))
@@ -298,7 +277,7 @@ class LansquenetState(BankState):
     def _new_coup(self) -> None:
         self.coup = Coup()
         self.stakes = []
-        self.pack = Shoe(packs=self.rules.packs, name=self.pack.name)
+        self.shoe = self.shoe.fresh()
 
     # -- what the table may report next ------------------------------------------------------
 
@@ -307,7 +286,7 @@ class LansquenetState(BankState):
             return []
         events: list[Event] = [
             CardEvent(self.spot_for(card), card) for card in sorted(
-                self.pack.remaining(), key=lambda c: (c.suit, c.order))]
+                self.shoe.remaining(), key=lambda c: (c.suit, c.order))]
         if self.may_redeal():
             events.append(RedealEvent())
         for player in self.players:
@@ -319,7 +298,9 @@ class LansquenetState(BankState):
     def awaiting(self) -> tuple[Awaiting, ...]:
         if self.over:
             return ()
-        found = [Awaiting("card", "dealer", self.banker, self.where())]
+        spots = {self.spot_for(card) for card in self.shoe.remaining()}
+        found = [Awaiting("card", "dealer", spots.pop() if len(spots) == 1 else None,
+                          self.where())]
         if self.open_ranks() and len(self.players) > 1:
             found.append(Awaiting("bet", "player", None, "bets on the open players' cards"))
         return tuple(found)
@@ -331,23 +312,9 @@ class LansquenetState(BankState):
                 "players": [c.code for c in coup.singles],
                 "pairs": [c.code for c in coup.pairs]}
 
-    def bets(self) -> list[JSON]:
-        return [{"player": s.player, "on": s.on, "amount": s.amount} for s in self.stakes]
-
     def extra(self) -> JSON:
         return {"coups": self.coups, "may_redeal": self.may_redeal() and not self.over}
 
 
-class LansquenetGame(BankGame[LansquenetState]):
-    """Lansquenet: the hand cards, the banker's card, the players' cards."""
-
-    rules: LansquenetRules
-
-    def start(self, rules: LansquenetRules, players: Sequence[str]) -> LansquenetState:
-        return LansquenetState(self, rules, players)
-
-    def own_laws(self) -> tuple[LawRef, ...]:
-        return (PACK, HAND_CARDS, COVERED, TURNING, PAIRS, REDEAL)
-
-
-GAMES = (LansquenetGame("lansquenet", "Lansquenet", LansquenetRules()),)
+GAMES = (BankGame("lansquenet", "Lansquenet", LansquenetRules(), LansquenetState,
+                  (PACK, HAND_CARDS, COVERED, TURNING, PAIRS, REDEAL)),)

@@ -17,20 +17,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
-from engine.cards.bank_table import (
-    MAX_DEALS,
+from engine.cards.bank import (
+    MAX_PACK_DEALS,
     SAMPLE_STAKES,
     BankGame,
     BankState,
     BetEvent,
-    Shoe,
-    parse_bet,
-    spanish_pack,
+    Stake,
 )
-from engine.cards.core import SUIT_NAMES, Card, CardEvent, parse_card_event
-from engine.core import JSON, Awaiting, Event, LawRef, Operation, Ruling, hoyle_law
+from engine.cards.core import SUIT_NAMES, Card, CardEvent, ShoeCount, spanish_pack
+from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
 from engine.errors import IllegalEventError
 from engine.rules import HouseRules, Option, whole
 
@@ -55,7 +52,7 @@ class MonteRules(HouseRules):
     deals: int = 8
 
     def known_options(self) -> tuple[Option, ...]:
-        return (whole("deals", 1, MAX_DEALS),)
+        return (whole("deals", 1, MAX_PACK_DEALS),)
 
 
 def layout_chance(layout: Sequence[Card], left: Mapping[Card, int]) -> Fraction:
@@ -68,27 +65,19 @@ def layout_chance(layout: Sequence[Card], left: Mapping[Card, int]) -> Fraction:
 class MonteState(BankState):
     """A monte bank: deals of two layouts and a gate, `deals` of them."""
 
-    game: MonteGame
     rules: MonteRules
 
-    def __init__(self, game: MonteGame, rules: MonteRules, players: Sequence[str]) -> None:
-        self.game = game
-        self.rules = rules
-        self.players = list(players)
-        self.start_sheet()
-        self.deals_done = 0
-        self.pack = Shoe(SPANISH_PACK, name="the 40-card Spanish pack")
+    def new_shoe(self) -> ShoeCount:
+        return ShoeCount(cards=SPANISH_PACK, name="the 40-card Spanish pack")
+
+    def start(self) -> None:
         self.layouts: dict[str, list[Card]] = {name: [] for name in LAYOUT_NAMES}
         self.gate: Card | None = None
-        self.stakes: list[BetEvent] = []
         self.last: JSON | None = None
 
     @property
     def banker(self) -> str:
         return self.players[0]
-
-    def shoe(self) -> Shoe:
-        return self.pack
 
     @property
     def next_spot(self) -> str:
@@ -102,26 +91,22 @@ class MonteState(BankState):
             return "the game is over"
         spot = self.next_spot
         if spot == "gate":
-            return f"deal {self.deals_done + 1}: the layouts are made; bets, then the gate"
-        return f"deal {self.deals_done + 1}: {self.banker} is drawing the {spot} layout"
+            return f"deal {self.coups + 1}: the layouts are made; bets, then the gate"
+        return f"deal {self.coups + 1}: {self.banker} is drawing the {spot} layout"
 
-    def parse_event(self, data: Mapping[str, Any]) -> Event:
-        kind = data.get("type")
-        if kind == "card":
-            return parse_card_event(data, SPOTS, self.game.name)
-        if kind == "bet":
-            return parse_bet(data, self.players, LAYOUT_NAMES, self.game.name)
-        raise IllegalEventError(f"{self.game.name} has no {kind!r} event; it has card and bet")
+    def card_hands(self) -> Sequence[str]:
+        return SPOTS
 
-    def verify(self, event: Event) -> None:
-        self.refuse_after_end(event)
+    def spots(self) -> Sequence[str]:
+        return LAYOUT_NAMES
+
+    def verify_play(self, event: Event) -> None:
         if isinstance(event, CardEvent):
             if event.to in LAYOUT_NAMES and len(self.layouts[event.to]) == 2:
                 raise IllegalEventError(f"card {event.card} to {event.to}: the {event.to} "
                                         "layout has its two cards")
             if event.to != self.next_spot:
                 raise IllegalEventError(f"card {event.card} to {event.to}: {self.where()}")
-            self.pack.check(event.card, f"card {event.card}")
             return
         if not isinstance(event, BetEvent):
             raise IllegalEventError(f"{self.game.name} cannot apply {event!r}")
@@ -132,28 +117,25 @@ class MonteState(BankState):
             raise IllegalEventError(f"bet by {event.player} on {event.on}: {self.where()}; "
                                     "bets go on made layouts")
 
-    def apply(self, event: Event) -> Operation:
-        self.verify(event)
-        self.history.append(event)
+    def play(self, event: Event) -> list[Ruling]:
         if isinstance(event, BetEvent):
-            self.stakes.append(event)
-            return Operation(event, (self._bet_ruling(event),))
+            self.stakes.append(Stake(event.player, event.on, event.amount))
+            return [self._bet_ruling(event)]
         assert isinstance(event, CardEvent)
-        self.pack.add(event.card, f"card {event.card}")
         if event.to == "gate":
-            return Operation(event, tuple(self._gate(event.card)))
+            return self._gate(event.card)
         self.layouts[event.to].append(event.card)
-        return Operation(event, (Ruling("layout", self.banker, None,
-                                        f"{event.card} to the {event.to} layout.", LAYOUTS),))
+        return [Ruling("layout", self.banker, None, f"{event.card} to the {event.to} layout.",
+                       LAYOUTS)]
 
     def _bet_ruling(self, bet: BetEvent) -> Ruling:
         layout = self.layouts[bet.on]
-        chance = layout_chance(layout, self.pack.remaining())
+        chance = layout_chance(layout, self.shoe.remaining())
         edge = 1 - 2 * chance
         suits = " and ".join(sorted({SUIT_NAMES[c.suit] for c in layout}))
         return Ruling("bet", bet.player, bet.amount,
                       f"{bet.player} bets {bet.amount} on the {bet.on} layout ({suits}). Of "
-                      f"the {self.pack.left} cards left, the gate is of its suits exactly "
+                      f"the {self.shoe.left} cards left, the gate is of its suits exactly "
                       f"{chance} of the time; at even money the banker's edge is {edge} of "
                       f"the stake ({float(edge):.1%}).", LAYOUTS)
 
@@ -169,18 +151,18 @@ class MonteState(BankState):
         rulings = [Ruling("gate", self.banker, None, head, GATE)]
         for stake in sorted(self.stakes, key=lambda s: s.on in paid):
             if stake.on in paid:
-                self.pay(stake.player, self.banker, stake.amount)
+                self.pay(stake.player, stake.amount)
                 rulings.append(Ruling("bet-won", stake.player, stake.amount,
                                       f"{self.banker} pays {stake.player}'s {stake.amount} on "
                                       f"the {stake.on}, even money.", GATE))
             else:
-                self.pay(stake.player, self.banker, -stake.amount)
+                self.pay(stake.player, -stake.amount)
                 rulings.append(Ruling("bet-lost", stake.player, -stake.amount,
                                       f"{self.banker} wins {stake.player}'s {stake.amount} on "
                                       f"the {stake.on}.", GATE))
         self.stakes = []
-        self.deals_done += 1
-        if self.deals_done >= self.rules.deals:
+        self.coups += 1
+        if self.coups >= self.rules.deals:
             deals = self.rules.deals
             rulings.append(self.end(AGAIN, f"{deals} deals are over" if deals > 1
                                     else "The deal is over"))
@@ -188,8 +170,8 @@ class MonteState(BankState):
         self.last = self.hands()
         self.layouts = {name: [] for name in LAYOUT_NAMES}
         self.gate = None
-        if self.pack.left < DEAL:
-            self.pack = Shoe(SPANISH_PACK, name=self.pack.name)
+        if self.shoe.left < DEAL:
+            self.shoe = self.shoe.fresh()
             rulings.append(Ruling("shuffle", self.banker, None, "The pack is spent: it is "
                                   "shuffled and cut for fresh layouts.", AGAIN))
         return rulings
@@ -199,7 +181,7 @@ class MonteState(BankState):
             return []
         spot = self.next_spot
         events: list[Event] = [CardEvent(spot, card) for card in sorted(
-            self.pack.remaining(), key=lambda c: (c.suit, c.order))]
+            self.shoe.remaining(), key=lambda c: (c.suit, c.order))]
         if spot == "gate":
             events.extend(BetEvent(player, on, amount) for player in self.players[1:]
                           for on in LAYOUT_NAMES for amount in SAMPLE_STAKES)
@@ -210,9 +192,9 @@ class MonteState(BankState):
             return ()
         spot = self.next_spot
         if spot != "gate":
-            return (Awaiting("card", "dealer", self.banker,
+            return (Awaiting("card", "dealer", spot,
                              f"a card for the {spot} layout, from the {spot} of the pack"),)
-        found = [Awaiting("card", "dealer", self.banker, "the gate: the pack turned face up")]
+        found = [Awaiting("card", "dealer", "gate", "the gate: the pack turned face up")]
         if len(self.players) > 1:
             found.append(Awaiting("bet", "player", None, "bets on the top or bottom layout"))
         return tuple(found)
@@ -222,24 +204,9 @@ class MonteState(BankState):
         hands["gate"] = [self.gate.code] if self.gate else []
         return hands
 
-    def bets(self) -> list[JSON]:
-        return [{"player": s.player, "on": s.on, "amount": s.amount} for s in self.stakes]
-
     def extra(self) -> JSON:
-        return {"deals": self.deals_done, "last_deal": self.last}
+        return {"deals": self.coups, "last_deal": self.last}
 
 
-class MonteGame(BankGame[MonteState]):
-    """Monte Bank: two layouts and a gate from the Spanish pack."""
-
-    rules: MonteRules
-
-    def start(self, rules: MonteRules, players: Sequence[str]) -> MonteState:
-        return MonteState(self, rules, players)
-
-    def own_laws(self) -> tuple[LawRef, ...]:
-        return (BANK, LAYOUTS, GATE, AGAIN)
-
-
-GAMES = (MonteGame("monte-bank", "Monte Bank, or Spanish Monte", MonteRules(),
-                   aliases=("spanish-monte",)),)
+GAMES = (BankGame("monte-bank", "Monte Bank, or Spanish Monte", MonteRules(), MonteState,
+                  (BANK, LAYOUTS, GATE, AGAIN), aliases=("spanish-monte",)),)

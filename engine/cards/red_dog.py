@@ -23,17 +23,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import ClassVar
 
-from engine.cards.core import FULL_PACK, SUIT_NAMES, Card, CardEvent, codes
-from engine.cards.stakes import (
+from engine.cards.bank import (
     MAX_DEALS,
     SAMPLE_STAKES,
     ActEvent,
+    BankGame,
+    BankState,
     BetEvent,
-    CardBankGame,
-    CardBankState,
     Stake,
 )
-from engine.core import JSON, Awaiting, Event, LawRef, Ruling, hoyle_law
+from engine.cards.core import FULL_PACK, SUIT_NAMES, Card, CardEvent, ShoeCount, codes
+from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
 from engine.rules import HouseRules, Option, whole
 
 HAND = 5
@@ -81,14 +81,14 @@ class RedDogRules(HouseRules):
         return (whole("deals", 1, MAX_DEALS),)
 
 
-class RedDogState(CardBankState):
+class RedDogState(BankState):
     """A session of Red Dog: the pool, the deal, each player's bet against the pool."""
 
     rules: RedDogRules
     ACTS: ClassVar[Mapping[str, type[ActEvent]]] = {"refuse": RefuseEvent}
 
-    def packs(self) -> int:
-        return 1
+    def new_shoe(self) -> ShoeCount:
+        return ShoeCount(1)
 
     def start(self) -> None:
         self.dealer = 0
@@ -124,7 +124,7 @@ class RedDogState(CardBankState):
     def pending(self) -> Stake | None:
         return self.stakes[0] if self.stakes else None
 
-    def bets(self) -> Sequence[str]:
+    def spots(self) -> Sequence[str]:
         return ("pool",)
 
     def card_hands(self) -> Sequence[str]:
@@ -133,9 +133,6 @@ class RedDogState(CardBankState):
     def hands(self) -> dict[str, list[str]]:
         return {**{name: codes(cards) for name, cards in self.held.items()},
                 STOCK: codes(self.turned)}
-
-    def end_law(self) -> LawRef:
-        return NEW_DEAL
 
     def where(self) -> str:
         if self.over:
@@ -245,10 +242,10 @@ class RedDogState(CardBankState):
             return []
         self.coups += 1
         if self.coups >= self.rules.deals:
-            return [self.finish()]
+            return [self.end(NEW_DEAL, f"{self.coups} deals played")]
         self.dealer = (self.dealer + 1) % len(self.players)
         self.new_deal()
-        self.shoe.seen.clear()
+        self.shoe = self.shoe.fresh()
         return [Ruling("new-deal", self.players[self.dealer], None,
                        f"Every player has had his chance: {self.players[self.dealer]} deals; "
                        f"{self.pool} stays in the pool.", NEW_DEAL)]
@@ -271,16 +268,16 @@ class RedDogState(CardBankState):
             return (Awaiting("card", "dealer", self.due,
                              f"the next card of the deal, to {self.due}"),)
         if self.pending is not None:
-            return (Awaiting("card", "dealer", self.bettor,
-                             "the top card of the stock, turned up"),)
+            return (Awaiting("card", "dealer", STOCK,
+                             f"the top card of the stock, turned up for {self.bettor}"),)
         return (Awaiting("bet", "player", self.bettor,
                          f"a bet of 1-{self.pool} against the pool, or refuse"),)
 
-    def extra_snapshot(self) -> JSON:
-        return {"pool": self.pool, "dealer": self.players[self.dealer],
+    def extra(self) -> JSON:
+        return {"deals": self.coups, "pool": self.pool, "dealer": self.players[self.dealer],
                 "to_bet": None if self.over or self.dealing else self.bettor}
 
 
 GAMES = (
-    CardBankGame("red-dog", "Red Dog", RedDogRules(), RedDogState, LAWS, most=8),
+    BankGame("red-dog", "Red Dog", RedDogRules(), RedDogState, LAWS, most=8),
 )

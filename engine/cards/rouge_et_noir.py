@@ -23,18 +23,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from engine.cards.core import COURT, FULL_PACK, Card, CardEvent, codes
-from engine.cards.stakes import (
+from engine.cards.bank import (
     MAX_DEALS,
     SAMPLE_STAKES,
     ActEvent,
+    BankGame,
+    BankState,
     BetEvent,
-    CardBankGame,
-    CardBankState,
     ShuffleEvent,
     Stake,
 )
-from engine.core import JSON, Awaiting, Event, LawRef, Ruling, hoyle_law
+from engine.cards.core import COURT, FULL_PACK, Card, CardEvent, ShoeCount, codes
+from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
 from engine.rules import HouseRules, Option, either, whole
 
 ROWS = ("noir", "rouge")
@@ -87,15 +87,15 @@ class RougeEtNoirRules(HouseRules):
         return either("couleur", "winning-row", "first-card"), whole("deals", 1, MAX_DEALS)
 
 
-class RougeEtNoirState(CardBankState):
+class RougeEtNoirState(BankState):
     """A session of Rouge et Noir: stakes, two rows, refaits and the prison."""
 
     rules: RougeEtNoirRules
     ACTS: ClassVar[Mapping[str, type[ActEvent]]] = {"prison": PrisonEvent}
     SHUFFLES = True
 
-    def packs(self) -> int:
-        return PACKS
+    def new_shoe(self) -> ShoeCount:
+        return ShoeCount(PACKS)
 
     def start(self) -> None:
         self.rows: dict[str, list[CardEvent]] = {row: [] for row in ROWS}
@@ -107,7 +107,7 @@ class RougeEtNoirState(CardBankState):
     def banker(self) -> str:
         return self.players[0]
 
-    def bets(self) -> Sequence[str]:
+    def spots(self) -> Sequence[str]:
         return BETS
 
     def card_hands(self) -> Sequence[str]:
@@ -121,9 +121,6 @@ class RougeEtNoirState(CardBankState):
 
     def on_table(self) -> list[CardEvent]:
         return [dealt for row in ROWS for dealt in self.rows[row]]
-
-    def end_law(self) -> LawRef:
-        return NEARER
 
     @property
     def dealing(self) -> str:
@@ -227,7 +224,7 @@ class RougeEtNoirState(CardBankState):
                                       f"The session ends: {stake.player}'s {stake.amount} in "
                                       "prison is returned to him.", REFAIT))
             self.prison = []
-            rulings.append(self.finish())
+            rulings.append(self.end(NEARER, f"{self.coups} deals played"))
         return rulings
 
     def decide(self, stakes: list[Stake], winner: str) -> list[Ruling]:
@@ -277,19 +274,19 @@ class RougeEtNoirState(CardBankState):
     def awaiting(self) -> tuple[Awaiting, ...]:
         if self.over:
             return ()
-        found = [Awaiting("card", "dealer", None, f"the next card for {self.dealing}")]
+        found = [Awaiting("card", "dealer", self.dealing, f"the next card for {self.dealing}")]
         if not self.on_table() and len(self.players) > 1:
             found.insert(0, Awaiting("bet", "player", None,
                                      "bets on rouge, noir, couleur or inverse"))
         return tuple(found)
 
-    def extra_snapshot(self) -> JSON:
-        return {"totals": {row: self.total(row) for row in ROWS},
+    def extra(self) -> JSON:
+        return {"deals": self.coups, "totals": {row: self.total(row) for row in ROWS},
                 "refait": [stake.to_json() for stake in self.refait],
                 "prison": [stake.to_json() for stake in self.prison]}
 
 
 GAMES = (
-    CardBankGame("rouge-et-noir", "Rouge et Noir, or Trente et Quarante", RougeEtNoirRules(),
+    BankGame("rouge-et-noir", "Rouge et Noir, or Trente et Quarante", RougeEtNoirRules(),
                  RougeEtNoirState, LAWS, aliases=("trente-et-quarante",)),
 )

@@ -23,16 +23,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from engine.cards.core import FULL_PACK, CardEvent
-from engine.cards.stakes import (
+from engine.cards.bank import (
     MAX_DEALS,
     SAMPLE_STAKES,
+    BankGame,
+    BankState,
     BetEvent,
-    CardBankGame,
-    CardBankState,
     Stake,
 )
-from engine.core import JSON, Awaiting, Event, LawRef, Ruling, hoyle_law
+from engine.cards.core import FULL_PACK, CardEvent, ShoeCount
+from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
 from engine.rules import HouseRules, Option, either, whole
 
 SPOTS = ("left", "middle", "right")
@@ -68,13 +68,13 @@ class MonteRules(HouseRules):
         return Fraction(1, 3) * self.net - Fraction(2, 3)
 
 
-class MonteState(CardBankState):
+class MonteState(BankState):
     """A session of Three-Card Monte: bets on a spot, then the cards turned up."""
 
     rules: MonteRules
 
-    def packs(self) -> int:
-        return 1
+    def new_shoe(self) -> ShoeCount:
+        return ShoeCount(1)
 
     def start(self) -> None:
         self.turned: dict[str, CardEvent] = {}
@@ -83,7 +83,7 @@ class MonteState(CardBankState):
     def banker(self) -> str:
         return self.players[0]
 
-    def bets(self) -> Sequence[str]:
+    def spots(self) -> Sequence[str]:
         return SPOTS
 
     def card_hands(self) -> Sequence[str]:
@@ -95,9 +95,6 @@ class MonteState(CardBankState):
 
     def on_table(self) -> list[CardEvent]:
         return list(self.turned.values())
-
-    def end_law(self) -> LawRef:
-        return PAYS
 
     def where(self) -> str:
         if self.over:
@@ -166,7 +163,7 @@ class MonteState(CardBankState):
         self.shoe.seen.clear()
         self.coups += 1
         if self.coups >= self.rules.deals:
-            rulings.append(self.finish())
+            rulings.append(self.end(PAYS, f"{self.coups} deals played"))
         return rulings
 
     def legal_events(self) -> list[Event]:
@@ -184,20 +181,22 @@ class MonteState(CardBankState):
     def awaiting(self) -> tuple[Awaiting, ...]:
         if self.over:
             return ()
-        found = [Awaiting("card", "dealer", self.banker,
-                          "a card turned up: the black card's spot decides the coup")]
+        spots = sorted({e.to for e in self.legal_events() if isinstance(e, CardEvent)})
+        found = [Awaiting("card", "dealer", spots[0] if len(spots) == 1 else None,
+                          f"{self.banker} turns a card up: the black card's spot decides "
+                          "the coup")]
         if not self.turned and len(self.players) > 1:
             found.insert(0, Awaiting("bet", "player", None,
                                      "bets on left, middle or right, before a card is turned"))
         return tuple(found)
 
-    def extra_snapshot(self) -> JSON:
+    def extra(self) -> JSON:
         turned = len(self.turned)
-        return {"pays": f"{self.rules.net} to 1",
+        return {"deals": self.coups, "pays": f"{self.rules.net} to 1",
                 "shoe": {"packs": 1, "dealt": turned, "left": len(SPOTS) - turned},
                 "expectation": str(self.rules.expectation())}
 
 
 GAMES = (
-    CardBankGame("three-card-monte", "Three-Card Monte", MonteRules(), MonteState, LAWS),
+    BankGame("three-card-monte", "Three-Card Monte", MonteRules(), MonteState, LAWS),
 )

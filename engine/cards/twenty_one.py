@@ -816,7 +816,8 @@ class TwentyOneState(LoggedState):
             found.append(Awaiting("stand", "player", who, "stand, or draw a card"))
         targets, why = self._targets()
         if targets:
-            found.append(Awaiting("card", "dealer", None, why))
+            found.append(Awaiting("card", "dealer", targets[0] if len(targets) == 1 else None,
+                                  why))
         return tuple(found)
 
     def outcome(self) -> Outcome | None:

@@ -21,7 +21,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from engine.cards.core import COURT, FULL_PACK, Card, parse_card
 from engine.core import LawRef, hoyle_law, round_games_law
@@ -46,7 +45,11 @@ def parse_codes(text: str) -> list[Card]:
 
 @dataclass(frozen=True, slots=True)
 class Laws:
-    """The lines a variant's rulings cite, one per kind of ruling, all in its own passage."""
+    """The lines a variant's rulings cite, one per kind of ruling.
+
+    A variation's passage says only what it changes ("In the game we have described..."):
+    its rulings cite its own lines for that and the parent game's laws otherwise.
+    """
 
     deal: LawRef
     double: LawRef
@@ -71,25 +74,6 @@ class Laws:
         """Every law a ruling of the variant can cite, once each."""
         found = (getattr(self, f.name) for f in dataclasses.fields(self))
         return tuple(dict.fromkeys(law for law in found if law is not None))
-
-    def within(self, law: LawRef, name: str) -> Laws:
-        """These laws as a variation's passage restates them: each cites `law`'s lines.
-
-        A variation's passage says only what it changes ("In the game we have described..."),
-        so its rulings cite its own lines and name the parent's lines in the title.
-        """
-        first, last = law.lines
-
-        def moved(parent: LawRef | None) -> LawRef | None:
-            if parent is None:
-                return None
-            a, b = parent.lines
-            return LawRef(law.book, (first, last),
-                          f"{name}, otherwise the game of lines {a}-{b}: {parent.title}")
-
-        moves: dict[str, Any] = {f.name: moved(getattr(self, f.name))
-                                 for f in dataclasses.fields(self)}
-        return Laws(**moves)
 
 
 HOYLE_LAWS = Laws(
@@ -150,9 +134,8 @@ ROUND_GAMES_LAWS = Laws(
                                       "fairly when each has dealt an equal number of turns"),
 )
 
-MACAO_LAW = hoyle_law(18018, 18024, "Macao: a variation of vingt-et-un")
 MACAO_LAWS = dataclasses.replace(
-    HOYLE_LAWS.within(MACAO_LAW, "Macao"),
+    HOYLE_LAWS,
     natural=hoyle_law(18020, 18023, "Macao: three naturals: 9 in two cards wins 3 times the "
                                     "stake, 8 double, 7 even money; ties stand off"),
     banker_natural=hoyle_law(18020, 18023, "Macao: naturals 9, 8 and 7; ties stand off"),
@@ -160,9 +143,8 @@ MACAO_LAWS = dataclasses.replace(
                                  "until they stand or burst"),
 )
 
-QUINZE_LAW = hoyle_law(18028, 18037, "Quinze: vingt-et-un for two players, 15 instead of 21")
 QUINZE_LAWS = dataclasses.replace(
-    HOYLE_LAWS.within(QUINZE_LAW, "Quinze"),
+    HOYLE_LAWS,
     deal=hoyle_law(18028, 18034, "Quinze: an agreed and equal stake each deal; one card to the "
                                  "adversary and one to the dealer"),
     draw=hoyle_law(18031, 18034, "Quinze: the non-dealer stands or draws, then the dealer"),
@@ -172,24 +154,16 @@ QUINZE_LAWS = dataclasses.replace(
 )
 
 
-def _variant(law: LawRef, name: str, **own: LawRef) -> Laws:
-    return dataclasses.replace(ROUND_GAMES_LAWS.within(law, name), **own)
-
-
-POOL_LAW = round_games_law(967, 967, "Pool: a pool formed by arrangement")
-POOL_LAWS = _variant(POOL_LAW, "Pool", pool=round_games_law(
+POOL_LAWS = dataclasses.replace(ROUND_GAMES_LAWS, pool=round_games_law(
     967, 967, "Pool: a coin from each player each deal, a penalty when the dealer over-draws, "
               "a part of what he receives on ties"))
-LIMIT_LAW = round_games_law(972, 972, "Limiting the Deal")
-LIMIT_LAWS = _variant(LIMIT_LAW, "Limiting the Deal", limit=round_games_law(
+LIMIT_LAWS = dataclasses.replace(ROUND_GAMES_LAWS, limit=round_games_law(
     972, 972, "Limiting the Deal: a number of hands, twice through the pack, or two packs once, "
               "instead of a natural throwing the dealer out"))
-SALE_LAW = round_games_law(977, 977, "Selling the Deal")
-SALE_LAWS = _variant(SALE_LAW, "Selling the Deal", sale=round_games_law(
+SALE_LAWS = dataclasses.replace(ROUND_GAMES_LAWS, sale=round_games_law(
     977, 977, "Selling the Deal: the buyer deals from the seller's place; the deal reverts when "
               "he loses it"))
-BONUS_LAW = round_games_law(982, 982, "Additional Privileges for a Natural")
-BONUS_LAWS = _variant(BONUS_LAW, "Additional Privileges for a Natural", bonus=round_games_law(
+BONUS_LAWS = dataclasses.replace(ROUND_GAMES_LAWS, bonus=round_games_law(
     982, 982, "Additional Privileges for a Natural: a stake, or double, from each of the "
               "other players; other Vingt-uns exempt"))
 

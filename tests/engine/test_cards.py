@@ -6,12 +6,14 @@ a vector may also give `banker`, checked against the snapshot.
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from engine.cards.core import FULL_PACK, ShoeCount, parse_card
+from engine.cards.core import FULL_PACK, CardEvent, ShoeCount, parse_card
 from engine.core import HOYLE_1940, ROUND_GAMES_1897
 from engine.errors import IllegalEventError
-from engine.registry import all_games
+from engine.registry import all_games, get_game
 from tests.engine.book_vectors import (
     VECTORS,
     Entry,
@@ -78,3 +80,23 @@ def test_a_sixth_copy_in_a_one_pack_game_is_refused() -> None:
     assert six.left == 6 * 52 - 6
     assert parse_card("7D") not in six.remaining()
     assert six.remaining()[parse_card("8D")] == 6
+
+
+@pytest.mark.parametrize("game_id", CARD_IDS)
+def test_awaiting_names_the_hand_the_next_card_goes_to(game_id: str) -> None:
+    """When every card the table may report goes to one hand, `awaiting` names that hand."""
+    game = get_game(game_id)
+    for seed in range(3):
+        rng = random.Random(f"{game_id}/awaiting/{seed}")
+        state = game.new_state(["Ann", "Bob", "Cy"][: rng.choice((2, 3))])
+        for _ in range(300):
+            legal = state.legal_events()
+            if not legal:
+                break
+            hands = {event.to for event in legal if isinstance(event, CardEvent)}
+            cards = [a for a in state.awaiting() if a.fact == "card"]
+            if hands:
+                assert [a.source for a in cards] == ["dealer"], (game_id, state.awaiting())
+            if len(hands) == 1:
+                assert cards[0].player == hands.pop(), (game_id, state.awaiting())
+            state.apply(rng.choice(legal))

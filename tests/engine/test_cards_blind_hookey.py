@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from engine.cards.bank_table import Shoe
 from engine.cards.blind_hookey import banker_chance
+from engine.cards.core import ShoeCount
 from engine.core import State
 from engine.errors import BadOptionError, IllegalEventError
 from engine.registry import get_game
@@ -54,7 +54,7 @@ def test_bad_events_are_refused_before_anything_changes(
 
 
 def test_the_banker_edge_is_the_ties_one_in_seventeen() -> None:
-    tie, higher = banker_chance(Shoe().remaining())
+    tie, higher = banker_chance(ShoeCount().remaining())
     assert (tie, higher) == (Fraction(1, 17), Fraction(8, 17))
     state = play([])
     op = state.apply(state.parse_event(bet("Bob", "1")))

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engine.cards.core import FULL_PACK
-from engine.cards.faro import SAMPLE_SPOTS, SPOT_NAMES, split_chance
+from engine.cards.faro import FARO, SAMPLE_SPOTS, SPOT_NAMES, STUSS, split_chance
 from engine.core import State
 from engine.errors import BadOptionError, IllegalEventError
 from engine.registry import get_game
@@ -165,11 +165,14 @@ def test_bad_options_are_refused(options: dict[str, Any], name: str) -> None:
         get_game("faro").new_state(PLAYERS, options)
 
 
-def test_stuss_has_no_odd_chip_and_cites_its_own_lines() -> None:
+def test_stuss_has_no_odd_chip_and_cites_faro_save_its_own_lines() -> None:
     with pytest.raises(BadOptionError, match="no option 'odd_chip'"):
         get_game("stuss").new_state(PLAYERS, {"odd_chip": "banker"})
-    assert all(law.lines[0] >= 11859 and law.lines[1] <= 11861
-               for law in get_game("stuss").laws())
+    laws = get_game("stuss").laws()
+    assert all(law.lines[0] >= 11702 and law.lines[1] <= 11861 for law in laws)
+    assert STUSS.law("settle").lines == (11859, 11861)
+    own = (FARO.law("box"), FARO.law("settle"))
+    assert all(law in laws for law in get_game("faro").laws() if law not in own)
 
 
 def test_split_chance_by_counting_every_arrangement() -> None:

@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from engine.cards.bank_table import Shoe
-from engine.cards.core import parse_card
+from engine.cards.core import ShoeCount, parse_card
 from engine.cards.monte_bank import SPANISH_PACK, layout_chance
 from engine.core import State
 from engine.errors import BadOptionError, IllegalEventError
@@ -66,7 +65,7 @@ def test_a_bet_shows_the_exact_chance_of_the_gate() -> None:
 
 
 def test_layout_chance_counts_the_cards_left() -> None:
-    shoe = Shoe(SPANISH_PACK)
+    shoe = ShoeCount(cards=SPANISH_PACK)
     for code in ("5S", "2S", "3C", "KH"):
         shoe.add(parse_card(code), code)
     one_suit = [parse_card("5S"), parse_card("2S")]

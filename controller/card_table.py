@@ -1,0 +1,257 @@
+"""A banking card table: every card the dealer shoe reads goes to the table, in order.
+
+`CardRunner` opens the shoe (docs/shoe.md) and records each card it reads before the
+shoe is told the card is taken, so a card is never lost or doubled across a crash:
+
+- the game waits for a card to one hand (its legal card events all go there): the event
+  `{"type": "card", "to": <hand>, "card": "10H"}`, through `Table.reading`, so a card
+  the game cannot take now (a copy too many for the shoe's packs) is flagged, not lost;
+- the game waits for a card to one of several hands, or for no card at all (bets are
+  being placed): a `flag` with the card and why; the operator says where it went.
+
+Each entry carries the shoe's position (`nodes.shoe`: boot id and card sequence), so a
+restarted service tells the shoe the last card it holds and carries on from the next.
+With a shuffler, each pack it reads is verified before it is dealt: a missing, extra or
+duplicated card makes the shuffler unavailable, which pauses the table with the report.
+
+On the simulated table (`shoe.port = "sim"`) a simulated shoe speaks the same protocol
+on a pseudo-terminal, a simulated shuffler fills it with verified packs, the seated
+players bet and play from the game's legal events, and the dealer draws when the game
+waits for a card.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from controller.config import Config
+from controller.errors import Rejected
+from controller.table import Table
+from drivers.errors import DriverError
+from drivers.shoe.fake import FakeShoe
+from drivers.shoe.link import DrawnCard, ShoeHealth
+from drivers.shoe.shoe import DealerShoe
+from drivers.shoe.shuffler import FakeShuffler, PackRejected, Shuffler
+from engine.core import JSON
+from engine.registry import get_game
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: How long a thread waits for the event loop to record what the shoe read.
+RECORD_TIMEOUT = 30.0
+READY_TIMEOUT = 10.0
+NEW_GAME_PAUSE = 3.0
+#: The simulated players: chance a player acts (bets, stands, draws) before the next card.
+SIM_ACT = 0.5
+
+
+class CardRunner:
+    """Opens the card table's shoe (and shuffler); on the simulated table, deals too."""
+
+    def __init__(self, config: Config, table: Table) -> None:
+        self.config = config
+        self.table = table
+        self.stop = threading.Event()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.shoe: DealerShoe | None = None
+        self.fake: FakeShoe | None = None
+        self.fake_shuffler: FakeShuffler | None = None
+        self.shuffler: Shuffler | None = None
+        self.thread: threading.Thread | None = None
+        self.rng = random.Random(config.sim.seed)
+        self.taken = threading.Condition()
+        self.cards_taken = 0
+        self.packs = config.shoe.packs
+        self.verified: list[tuple[str, ...]] = []
+        self.shuffler_thread: threading.Thread | None = None
+
+    async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        try:
+            await asyncio.to_thread(self._open)
+        except (DriverError, OSError) as error:
+            log.error("the card table's shoe could not be opened: %s", error)
+            await self.table.device("shoe", "unavailable", str(error))
+            return
+        if self.shuffler is not None:
+            self.shuffler_thread = threading.Thread(target=self._verify_packs,
+                                                    name="hoyle-shuffler", daemon=True)
+            self.shuffler_thread.start()
+        if self.fake is not None:
+            self.thread = threading.Thread(target=self._deal, name="hoyle-sim-dealer",
+                                           daemon=True)
+            self.thread.start()
+
+    def _open(self) -> None:
+        shoe = self.config.shoe
+        port = shoe.port
+        self.packs = shoe.packs
+        if port == "sim":
+            # The simulated shoe holds as many packs as the game deals from.
+            trial = get_game(self.config.game).new_state(list(self.config.sim.players))
+            self.packs = int((trial.snapshot().get("shoe") or {}).get("packs") or shoe.packs)
+            self.fake = FakeShoe([], packs=self.packs, seed=self.config.sim.seed)
+            self.fake_shuffler = FakeShuffler(seed=self.config.sim.seed)
+            port = self.fake.port
+            shuffler_port: str | None = self.fake_shuffler.port
+        else:
+            shuffler_port = shoe.shuffler_port
+        resume = self.table.state.nodes.get("shoe")
+        self.shoe = DealerShoe(port, on_card=self._on_card, on_health=self._on_health,
+                               resume=(resume[0], resume[1]) if resume else None)
+        if shuffler_port is not None:
+            self.shuffler = Shuffler(shuffler_port, packs=self.packs)
+
+    def close(self) -> None:
+        self.stop.set()
+        with self.taken:
+            self.taken.notify_all()
+        for thread in (self.thread, self.shuffler_thread):
+            if thread is not None:
+                thread.join(RECORD_TIMEOUT)
+        for device in (self.shoe, self.shuffler, self.fake, self.fake_shuffler):
+            if device is not None:
+                device.close()
+
+    # -- what the shoe reads -----------------------------------------------------------------
+
+    def _on_card(self, card: DrawnCard) -> None:
+        """The shoe's thread: the card is acknowledged once this returns (made durable)."""
+        self._call(self.take(card.code, {"nodes": {"shoe": [card.boot_id, card.seq]}}))
+        with self.taken:
+            self.cards_taken += 1
+            self.taken.notify_all()
+
+    async def take(self, code: str, extra: JSON) -> None:
+        """Record one card the shoe read (see the module docstring)."""
+        hands = self.hands_waiting()
+        if len(hands) == 1:
+            await self.table.reading({"type": "card", "to": hands[0], "card": code}, "shoe",
+                                     extra)
+            return
+        if hands:
+            why = f"{code} was drawn: which hand is it for ({', '.join(hands)})?"
+        else:
+            why = f"{code} was drawn while the game waits for no card"
+        await self.table.record("flag", "shoe", {
+            "reading": {"type": "card", "to": None, "card": code, "hands": hands},
+            "why": why, **extra})
+
+    def hands_waiting(self) -> list[str]:
+        """The hands the game's next card may go to, from its legal card events."""
+        engine = self.table.state.engine
+        if engine is None or self.table.state.flags:
+            return []
+        hands: list[str] = []
+        for event in engine.legal_events():
+            data = event.to_json()
+            if data["type"] == "card" and data["to"] not in hands:
+                hands.append(str(data["to"]))
+        return hands
+
+    def _on_health(self, health: ShoeHealth) -> None:
+        if self.stop.is_set() or self.loop is None or self.loop.is_closed():
+            return
+        if health.state in ("connecting", "closed"):
+            return
+        state = "working" if health.state == "running" else "unavailable"
+        detail = health.reason or (f"{health.identity.maker} {health.identity.serial} on "
+                                   f"{health.port}" if health.identity else health.port)
+        asyncio.run_coroutine_threadsafe(self.table.device("shoe", state, detail), self.loop)
+
+    def _verify_packs(self) -> None:
+        """Each pack the shuffler reads is verified; a bad one pauses the table with why."""
+        assert self.shuffler is not None
+        while not self.stop.is_set():
+            try:
+                pack = self.shuffler.wait_pack(1.0)
+            except PackRejected as error:
+                self._call(self.table.device("shuffler", "unavailable",
+                                             f"pack rejected: {error}"))
+                continue
+            except DriverError:
+                continue  # no pack yet, or the line is down (its health says so)
+            self._call(self.table.device("shuffler", "working",
+                                         f"{len(pack.cards)} cards verified"))
+            with self.taken:
+                self.verified.append(pack.cards)
+                self.taken.notify_all()
+
+    def _call(self, coroutine: Coroutine[Any, Any, T]) -> T | None:
+        assert self.loop is not None
+        try:
+            return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(RECORD_TIMEOUT)
+        except Rejected as error:
+            log.warning("the table refused: %s", error)
+            return None
+
+    # -- the simulated table ---------------------------------------------------------------
+
+    def _deal(self) -> None:
+        """The simulated dealer and players: play while a game runs, start one when none."""
+        while not self.stop.is_set():
+            try:
+                self._step()
+            except Exception:
+                if self.stop.is_set():
+                    break
+                log.exception("the simulated dealer stumbled; trying again")
+                self.stop.wait(1.0)
+
+    def _step(self) -> None:
+        assert self.fake is not None
+        view = self._call(_view(self.table))
+        if view is None or view["status"] == "paused":
+            self.stop.wait(0.5)
+            return
+        if view["game"] is None or view["game"]["over"]:
+            if self.stop.wait(NEW_GAME_PAUSE):
+                return
+            change = self._call(self.table.record("start", "sim", {
+                "game": self.config.game, "players": list(self.config.sim.players),
+                "options": {}}))
+            if change is not None:
+                self._fill_shoe()
+            return
+        engine = self.table.state.engine
+        assert engine is not None
+        acts = [e for e in engine.legal_events() if e.type != "card"]
+        if acts and (not self.hands_waiting() or self.rng.random() < SIM_ACT):
+            act = self.rng.choice(acts)
+            self._call(self.table.record("event", "sim", {"event": act.to_json()}))
+            self.stop.wait(self.config.sim.pace)
+            return
+        if not self.hands_waiting():
+            self.stop.wait(0.5)
+            return
+        if self.fake.remaining == 0:
+            self._call(self.table.record("abandon", "sim", {"reason": "the shoe ran out"}))
+            return
+        with self.taken:
+            before = self.cards_taken
+            self.fake.draw(1)
+            self.taken.wait_for(lambda: self.cards_taken > before or self.stop.is_set(),
+                                RECORD_TIMEOUT)
+        self.stop.wait(self.config.sim.pace)
+
+    def _fill_shoe(self) -> None:
+        """A new shoe: packs shuffled by the simulated shuffler, verified, then loaded."""
+        assert self.fake is not None and self.fake_shuffler is not None
+        with self.taken:
+            self.verified.clear()
+        self.fake_shuffler.shuffle(packs=self.packs)
+        with self.taken:
+            self.taken.wait_for(lambda: bool(self.verified) or self.stop.is_set(),
+                                RECORD_TIMEOUT)
+            if self.verified:
+                self.fake.load(list(self.verified.pop()), packs=self.packs)
+
+
+async def _view(table: Table) -> JSON:
+    return table.view()

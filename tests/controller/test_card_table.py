@@ -1,0 +1,151 @@
+"""The card table: each card the dealer shoe reads is recorded once, in order, with the
+shoe's position; a card the table cannot place waits for the operator; the shuffler's packs
+are verified before they are dealt."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from controller.card_table import CardRunner
+from controller.config import load_config
+from controller.service import Service, build
+from drivers.shoe.fake import FakeShoe
+from drivers.shoe.shuffler import FakeShuffler
+
+PIN = "4821"
+OPERATOR = {"X-Operator-Pin": PIN}
+WAIT = 60.0
+
+
+def write_config(tmp_path: Path, game: str, shoe: str) -> Path:
+    path = tmp_path / "cards.toml"
+    path.write_text(f"""
+[table]
+id = "cards-2"
+game = "{game}"
+data_dir = "{tmp_path}"
+operator_pin = "{PIN}"
+[shoe]
+{shoe}
+[sim]
+pace = 0
+players = ["Ann", "Bob", "Cy"]
+[scoreboard]
+kind = "none"
+""")
+    return path
+
+
+def wait_for(check: Callable[[], Any]) -> Any:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        result = check()
+        if result:
+            return result
+        time.sleep(0.05)
+    raise TimeoutError("the table did not get there")
+
+
+def shoe_entries(client: TestClient) -> list[dict[str, Any]]:
+    return [e for e in client.get("/api/history").json() if e["source"] == "shoe"]
+
+
+def test_the_simulated_table_deals_verified_packs_card_by_card(tmp_path: Path) -> None:
+    built = build(load_config(write_config(tmp_path, "baccara", 'port = "sim"')))
+    with TestClient(built.app) as client:
+        entries = wait_for(lambda: (found := shoe_entries(client)) and len(found) >= 8
+                           and found)
+        view = client.get("/api/view").json()
+        devices = {d["name"]: d for d in view["devices"]}
+        assert devices["shoe"]["state"] == "working"
+        assert devices["shuffler"]["state"] == "working"
+        assert "cards verified" in devices["shuffler"]["detail"]
+        seqs = [e["body"]["nodes"]["shoe"][1] for e in entries]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # in order, none missing
+        assert all(e["kind"] == "event" and e["body"]["event"]["type"] == "card"
+                   for e in entries)
+        assert view["game"]["shoe"]["dealt"] >= 1
+
+
+@pytest.fixture
+def shoe() -> Iterator[FakeShoe]:
+    with FakeShoe(["QH", "7C", "2D", "9S"], seed=3) as fake:
+        yield fake
+
+
+def test_a_card_for_one_of_several_hands_waits_for_the_operator(
+        tmp_path: Path, shoe: FakeShoe) -> None:
+    built = build(load_config(write_config(tmp_path, "three-card-monte",
+                                           f'port = "{shoe.port}"')))
+    with TestClient(built.app) as client:
+        wait_for(lambda: any(d["name"] == "shoe" and d["state"] == "working"
+                             for d in client.get("/api/view").json()["devices"]))
+        client.post("/api/game", json={"game": "three-card-monte", "players": ["Ann", "Bob"]},
+                    headers=OPERATOR).raise_for_status()
+        shoe.draw(1)
+        [flag] = wait_for(lambda: client.get("/api/view").json()["flags"])
+        assert flag["reading"]["card"] == "QH"
+        assert flag["reading"]["hands"] == ["left", "middle", "right"]
+        assert "which hand" in flag["what"]
+        path = f"/api/flags/{flag['seq']}/resolve"
+        assert client.post(path, json={"to": "middle", "reason": "x"}).status_code == 401
+        missing = client.post(path, json={"reason": "x"}, headers=OPERATOR)
+        assert missing.status_code == 422
+        bad = client.post(path, json={"to": "under", "reason": "x"}, headers=OPERATOR)
+        assert bad.status_code == 409
+        done = client.post(path, json={"to": "middle", "reason": "dealt to the middle"},
+                           headers=OPERATOR)
+        assert done.status_code == 200, done.text
+        view = client.get("/api/view").json()
+        assert view["flags"] == []
+        assert view["game"]["hands"]["middle"] == ["QH"]
+
+
+def test_the_shoe_resumes_after_the_last_card_the_log_holds(tmp_path: Path,
+                                                             shoe: FakeShoe) -> None:
+    config = load_config(write_config(tmp_path, "red-dog", f'port = "{shoe.port}"'))
+    first = build(config)
+    with TestClient(first.app) as client:
+        client.post("/api/game", json={"game": "red-dog", "players": ["Ann", "Bob"]},
+                    headers=OPERATOR).raise_for_status()
+        shoe.draw(2)
+        wait_for(lambda: len(shoe_entries(client)) == 2)
+        shoe.wait_acked()
+        held = first.table.state.nodes["shoe"]
+    assert held[1] == 2
+    again = build(config)
+    with TestClient(again.app) as client:
+        runner = again.runner
+        assert isinstance(runner, CardRunner)
+        wait_for(lambda: runner.shoe is not None and runner.shoe.position() is not None
+                 or any(d["name"] == "shoe" and d["state"] == "working"
+                        for d in client.get("/api/view").json()["devices"]))
+        shoe.draw(1)
+        entries = wait_for(lambda: (found := shoe_entries(client)) and len(found) == 3
+                           and found)
+        assert [e["body"]["event"]["card"] for e in entries] == ["QH", "7C", "2D"]
+        assert entries[-1]["body"]["nodes"]["shoe"][1] == 3
+
+
+def test_a_bad_pack_from_the_shuffler_pauses_the_table_naming_the_cards(
+        tmp_path: Path, shoe: FakeShoe) -> None:
+    with FakeShuffler(seed=5) as shuffler:
+        built = build(load_config(write_config(
+            tmp_path, "red-dog", f'port = "{shoe.port}"\nshuffler_port = "{shuffler.port}"')))
+        with TestClient(built.app) as client:
+            pack = [f"{r}{s}" for s in "SHDC" for r in
+                    ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")]
+            pack.remove("7H")
+            pack.append("QS")
+            shuffler.shuffle(pack)
+            device = wait_for(lambda: next((d for d in client.get("/api/view").json()["devices"]
+                                            if d["name"] == "shuffler"), None))
+            assert device["state"] == "unavailable"
+            assert "missing 7H" in device["detail"] and "2 copies of QS" in device["detail"]
+            assert client.get("/api/view").json()["status"] == "paused"
