@@ -180,12 +180,17 @@ def _dice_audit(args: argparse.Namespace) -> int:
 
 
 def _vision_eval(args: argparse.Namespace) -> int:
+    from vision.core import VisionError
     from vision.dice import DiceReader
     from vision.evaluate import evaluate
 
     progress = _progress_bar if sys.stderr.isatty() else None
-    print(json.dumps(evaluate(DiceReader(), args.folder, args.kind, progress=progress),
-                     indent=2))
+    try:
+        result = evaluate(DiceReader(), args.folder, args.kind, progress=progress)
+    except VisionError as error:
+        print(f"hoyle: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(json.dumps(result, indent=2))
     return 0
 
 

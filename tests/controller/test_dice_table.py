@@ -138,12 +138,13 @@ def test_the_operator_places_bets_and_reads_the_audit(
     assert client.post("/api/events", json=bet).status_code == 401
     wrong = {"event": {"type": "bet", "player": "Bob", "on": "hardways", "amount": 5}}
     assert client.post("/api/events", json=wrong, headers=OPERATOR).status_code == 409
+    record(built, read("throw", 4, 2))  # Ann's point is 6; the Field is open
     client.post("/api/events", json=bet, headers=OPERATOR).raise_for_status()
     record(built, read("throw", 2, 2))
     assert client.get("/api/view").json()["game"]["sheet"][1] == {"player": "Bob", "total": 5}
     audit = client.get("/api/dice/audit").json()
-    assert audit["all"]["faces"]["counts"]["2"] == 2
-    assert audit["sessions"][-1]["throws"] == 1
+    assert audit["all"]["faces"]["counts"]["2"] == 3
+    assert audit["sessions"][-1]["throws"] == 2
 
 
 def test_the_simulated_table_throws_and_the_camera_reads(tmp_path: Path) -> None:

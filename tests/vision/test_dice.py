@@ -1,0 +1,180 @@
+"""The dice recogniser on images it never saw: held-out real photos and rendered scenes.
+
+The real photos are read from ../shared/data/dice (never copied into the repository); the
+tests that need them skip, saying so, when they are absent. Rendered scenes come from seeds
+that neither training (1000 on) nor development (500000 on) used. Timing is left to
+bench/vision_dice.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vision.core import BadFrameError, Observation
+from vision.dice import DiceReader, ModelError
+from vision.evaluate import evaluate
+from vision.scenes.dice import FELTS, STYLES, Scene, SceneDie, render_scene
+
+PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "dice"
+needs_photos = pytest.mark.skipif(not (PHOTOS / "labels.jsonl").exists(),
+                                  reason=f"the real dice photos are not in {PHOTOS}")
+#: Seeds for these tests only.
+SEED = 920_000
+SCENES_EACH = 8
+# The issue's targets are not met yet (see the xfail tests and bench/vision_dice.py). These
+# floors are the levels the committed model reaches now, a little below, so that a change
+# that makes it worse fails; raise them as the recogniser improves.
+FLOOR_STYLE = 0.4
+FLOOR_FELT = 0.25
+WRONG_SHARE = 0.05
+COCKED_FLAGGED = 0.5
+OFF_TABLE_SEEN = 0.9
+HELD_OUT_IMAGES, HELD_OUT_WRONG = 0.65, 0.02
+
+
+@pytest.fixture(scope="module")
+def reader() -> DiceReader:
+    return DiceReader()
+
+
+@pytest.fixture(scope="module")
+def held_out(reader: DiceReader, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    folder = tmp_path_factory.mktemp("held_out")
+    lines = [json.loads(line) for line in (PHOTOS / "labels.jsonl").read_text().splitlines()]
+    (folder / "labels.jsonl").write_text("".join(
+        json.dumps({**e, "image": str(PHOTOS / e["image"])}) + "\n" for e in lines
+        if Path(e["image"]).name.startswith("valid_")))
+    return evaluate(reader, folder)
+
+
+@needs_photos
+def test_held_out_photos_are_all_there(held_out: dict[str, Any]) -> None:
+    assert held_out["images"] == 86
+
+
+@needs_photos
+@pytest.mark.xfail(strict=True, reason="the issue's target is not met yet: see "
+                   "bench/vision_dice.py for the measured figure")
+def test_held_out_photos_meet_the_issues_accuracy_target(held_out: dict[str, Any]) -> None:
+    assert held_out["image_accuracy"] >= 0.99
+
+
+@needs_photos
+@pytest.mark.xfail(strict=True, reason="the issue's target is not met yet: see "
+                   "bench/vision_dice.py for the measured figure")
+def test_held_out_photos_meet_the_issues_false_confident_target(held_out: dict[str, Any],
+                                                                ) -> None:
+    assert held_out["false_confident_rate"] < 0.005
+
+
+@needs_photos
+def test_held_out_photos_stay_at_the_present_level(held_out: dict[str, Any]) -> None:
+    assert held_out["image_accuracy"] >= HELD_OUT_IMAGES
+    assert held_out["false_confident_rate"] <= HELD_OUT_WRONG
+
+
+def _scenes(seed: int, **kwargs: Any) -> Iterator[Scene]:
+    for i in range(SCENES_EACH):
+        yield render_scene(np.random.default_rng([seed, i]), **kwargs)
+
+
+def _read_of(die: SceneDie, reads: list[Observation]) -> Observation | None:
+    """The read whose box centre lies on the die's top face, if any."""
+    x, y, w, h = die.box
+    for read in reads:
+        cx, cy = read.box[0] + read.box[2] / 2, read.box[1] + read.box[3] / 2
+        if x <= cx <= x + w and y <= cy <= y + h:
+            return read
+    return None
+
+
+def _tally(reader: DiceReader, scenes: Iterator[Scene]) -> Counter[str]:
+    """Over flat dice on the bed: read right and sure, unsure, wrong and sure, missed."""
+    out: Counter[str] = Counter()
+    for scene in scenes:
+        reads = reader.with_bed(scene.bed)(scene.image)
+        for die in scene.dice:
+            if die.state != "flat":
+                continue
+            read = _read_of(die, reads)
+            if read is None:
+                out["missed"] += 1
+            elif read.confidence < reader.threshold or read.state != "flat":
+                out["unsure"] += 1
+            else:
+                out["right" if read.value == die.value else "wrong"] += 1
+    return out
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_rendered_dice_of_each_style(reader: DiceReader, style: str) -> None:
+    tally = _tally(reader, _scenes(SEED + 1, styles=[style], count=3))
+    dice = sum(tally.values())
+    assert tally["right"] >= FLOOR_STYLE * dice, tally
+    assert tally["wrong"] <= WRONG_SHARE * dice + 1, tally
+
+
+@pytest.mark.parametrize("felt", sorted(FELTS))
+def test_rendered_dice_on_each_felt(reader: DiceReader, felt: str) -> None:
+    tally = _tally(reader, _scenes(SEED + 2, felt=felt, count=3))
+    dice = sum(tally.values())
+    assert tally["right"] >= FLOOR_FELT * dice, tally
+    assert tally["wrong"] <= WRONG_SHARE * dice + 1, tally
+
+
+def test_cocked_dice_are_not_taken_for_flat_ones(reader: DiceReader) -> None:
+    said: Counter[str] = Counter()
+    for scene in _scenes(SEED + 3, count=3, cocked=1.0):
+        reads = reader.with_bed(scene.bed)(scene.image)
+        for die in scene.dice:
+            read = _read_of(die, reads)
+            if die.state == "cocked" and read is not None:
+                sure_flat = read.state == "flat" and read.confidence >= reader.threshold
+                said["taken flat" if sure_flat else "flagged"] += 1
+    assert said["flagged"] >= COCKED_FLAGGED * sum(said.values()), said
+
+
+def test_dice_off_the_bed_are_said_to_be_off_the_table(reader: DiceReader) -> None:
+    said: Counter[str] = Counter()
+    for scene in _scenes(SEED + 4, count=3, off_table=1.0):
+        reads = reader.with_bed(scene.bed)(scene.image)
+        for die in scene.dice:
+            read = _read_of(die, reads)
+            if die.state == "off-table" and read is not None:
+                said[read.state] += 1
+    assert said["off-table"] >= OFF_TABLE_SEEN * sum(said.values()), said
+    assert said["flat"] == 0, said
+
+
+def test_an_empty_table_reads_nothing(reader: DiceReader) -> None:
+    for i in range(4):
+        scene = render_scene(np.random.default_rng([SEED + 5, i]), count=0)
+        assert reader.with_bed(scene.bed)(scene.image) == []
+    assert reader(np.full((480, 640, 3), (40, 110, 30), np.uint8)) == []
+
+
+@pytest.mark.parametrize("frame", [
+    None, "frame.png", np.zeros((0, 0, 3), np.uint8), np.zeros((48, 64), np.uint8),
+    np.zeros((48, 64, 4), np.uint8), np.zeros((48, 64, 3), np.float32),
+])
+def test_frames_that_are_not_8_bit_colour_images_are_refused(reader: DiceReader,
+                                                             frame: object) -> None:
+    with pytest.raises(BadFrameError):
+        reader(frame)  # type: ignore[arg-type]
+
+
+def test_a_missing_model_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match=r"nothing\.onnx"):
+        DiceReader(model=tmp_path / "nothing.onnx")
+
+
+def test_a_threshold_outside_0_to_1_is_refused() -> None:
+    with pytest.raises(ValueError, match="threshold"):
+        DiceReader(threshold=1.5)

@@ -1,0 +1,176 @@
+"""evaluate() and load_labels() on tiny hand-made folders whose figures are known."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.core import Frame, Observation
+from vision.evaluate import LabelError, evaluate, load_labels
+from vision.scenes.dice import write_folder
+
+
+class Scripted:
+    """A recogniser that gives, image after image, the reads it was handed."""
+
+    threshold = 0.9
+
+    def __init__(self, reads: Sequence[list[Observation]]) -> None:
+        self.reads = list(reads)
+
+    def __call__(self, frame: Frame) -> list[Observation]:
+        return self.reads.pop(0)
+
+
+def _folder(tmp_path: Path, lines: Sequence[dict[str, Any] | str]) -> Path:
+    (tmp_path / "images").mkdir(parents=True)
+    text = []
+    for i, line in enumerate(lines):
+        cv2.imwrite(str(tmp_path / "images" / f"{i}.png"), np.zeros((48, 64, 3), np.uint8))
+        text.append(line if isinstance(line, str) else json.dumps(line))
+    (tmp_path / "labels.jsonl").write_text("\n".join(text) + "\n")
+    return tmp_path
+
+
+def _read(value: int, confidence: float, box: tuple[float, float, float, float],
+          state: str = "flat") -> Observation:
+    return Observation(value=value, box=box, confidence=confidence, state=state)
+
+
+A, B = (0.0, 0.0, 10.0, 10.0), (30.0, 0.0, 10.0, 10.0)
+THREE_IMAGES = [
+    {"image": "images/0.png", "dice": [3, 5], "boxes": [[*A, 3], [*B, 5]]},
+    {"image": "images/1.png", "dice": [2], "boxes": [[*A, 2]]},
+    {"image": "images/2.png", "dice": [4, 4], "boxes": [[*A, 4], [*B, 4]]},
+]
+THREE_READS = [
+    [_read(5, 0.95, B), _read(3, 0.95, A)],
+    [_read(6, 0.99, A)],
+    [_read(4, 0.99, A), _read(4, 0.3, B)],
+]
+
+
+@pytest.mark.parametrize("with_boxes", [True, False])
+def test_figures_of_a_known_folder(tmp_path: Path, with_boxes: bool) -> None:
+    lines = [dict(line) for line in THREE_IMAGES]
+    if not with_boxes:
+        for line in lines:
+            del line["boxes"]
+    seen: list[tuple[int, int]] = []
+    result = evaluate(Scripted(THREE_READS), _folder(tmp_path, lines),
+                      progress=lambda done, total: seen.append((done, total)))
+    assert result["images"] == 3
+    assert result["image_accuracy"] == pytest.approx(1 / 3, abs=1e-4)
+    assert result["item_accuracy"] == pytest.approx(3 / 5)
+    assert result["false_confident_rate"] == pytest.approx(1 / 4)
+    assert result["unsure_rate"] == pytest.approx(1 / 5)
+    assert result["per_class"]["2"] == {"items": 1, "errors": 1}
+    assert result["per_class"]["3"] == {"items": 1, "errors": 0}
+    assert result["confusion"]["2"] == {"6": 1}
+    assert result["confusion"]["4"] == {"4": 1, "unsure": 1}
+    assert result["ms_per_frame"] >= 0
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+    json.dumps(result)
+
+
+def test_a_missed_die_and_an_extra_read(tmp_path: Path) -> None:
+    lines = [{"image": "images/0.png", "dice": [1, 6], "boxes": [[*A, 1], [*B, 6]]}]
+    reads = [[_read(1, 0.99, A), _read(2, 0.99, (60.0, 30.0, 5.0, 5.0))]]
+    result = evaluate(Scripted(reads), _folder(tmp_path, lines))
+    assert result["image_accuracy"] == 0.0
+    assert result["confusion"]["6"] == {"missed": 1}
+    assert result["confusion"]["none"] == {"2": 1}
+    assert result["false_confident_rate"] == pytest.approx(1 / 2)
+
+
+def test_a_cocked_die_read_as_flat_and_sure_is_a_false_confident_read(tmp_path: Path) -> None:
+    lines = [{"image": "images/0.png", "dice": [2], "boxes": [[*A, 2], [*B, 5]],
+              "states": ["flat", "cocked"]}]
+    said_flat = evaluate(Scripted([[_read(2, 0.99, A), _read(5, 0.99, B)]]),
+                         _folder(tmp_path / "a", lines))
+    assert said_flat["image_accuracy"] == 0.0
+    assert said_flat["false_confident_rate"] == pytest.approx(1 / 2)
+    assert said_flat["states"]["cocked"] == {"flat": 1}
+    said_cocked = evaluate(Scripted([[_read(2, 0.99, A), _read(5, 0.99, B, "cocked")]]),
+                           _folder(tmp_path / "b", lines))
+    assert said_cocked["image_accuracy"] == 1.0
+    assert said_cocked["false_confident_rate"] == 0.0
+    assert said_cocked["states"]["cocked"] == {"cocked": 1}
+
+
+def test_threshold_given_overrides_the_recognisers(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, THREE_IMAGES)
+    result = evaluate(Scripted(THREE_READS), folder, threshold=0.2)
+    assert result["threshold"] == 0.2
+    assert result["unsure_rate"] == 0.0
+    assert result["image_accuracy"] == pytest.approx(2 / 3, abs=1e-4)
+
+
+def test_the_bed_of_each_image_reaches_the_recogniser(tmp_path: Path) -> None:
+    lines = [{**THREE_IMAGES[1], "image": "images/0.png", "bed": [1, 2, 30, 40]}]
+    beds = []
+
+    def for_bed(bed: tuple[float, float, float, float]) -> Scripted:
+        beds.append(bed)
+        return Scripted([[_read(2, 0.99, A)]])
+
+    result = evaluate(Scripted([]), _folder(tmp_path, lines), for_bed=for_bed)
+    assert beds == [(1.0, 2.0, 30.0, 40.0)]
+    assert result["image_accuracy"] == 1.0
+
+
+@pytest.mark.parametrize(("bad", "why"), [
+    ("{not json", "not JSON"),
+    ('{"image": "images/1.png", "dice": [7]}', "face values 1-6"),
+    ('{"image": "images/1.png"}', "face values 1-6"),
+    ('{"dice": [2]}', '"image"'),
+    ('{"image": "images/1.png", "dice": [2], "boxes": [[1, 2, 3]]}', "[x, y, w, h, value]"),
+])
+def test_a_bad_labels_line_is_named_by_file_and_line(tmp_path: Path, bad: str,
+                                                     why: str) -> None:
+    folder = _folder(tmp_path, [THREE_IMAGES[0], bad, THREE_IMAGES[2]])
+    with pytest.raises(LabelError, match="line 2") as caught:
+        load_labels(folder)
+    assert why in str(caught.value)
+    assert "labels.jsonl" in str(caught.value)
+
+
+def test_a_missing_image_is_named_by_its_line(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, [THREE_IMAGES[0], {"image": "images/gone.png", "dice": [1]}])
+    with pytest.raises(LabelError, match=r"line 2.*gone\.png"):
+        evaluate(Scripted(THREE_READS), folder)
+
+
+def test_cards_labels_are_read_with_their_own_key(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, [{"image": "images/0.png", "cards": ["10H", "AS"]}])
+    assert load_labels(folder, "cards")[0].items == ("10H", "AS")
+    with pytest.raises(LabelError, match="line 1"):
+        load_labels(folder, "dice")
+
+
+def test_hoyle_vision_eval_prints_the_figures(tmp_path: Path) -> None:
+    write_folder(tmp_path / "scenes", 4, seed=424242)
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "vision", "eval", "dice",
+                          str(tmp_path / "scenes")], capture_output=True, text=True,
+                         check=False, timeout=300)
+    assert run.returncode == 0, run.stderr
+    figures = json.loads(run.stdout)
+    assert figures["images"] == 4
+    for key in ("image_accuracy", "item_accuracy", "false_confident_rate", "unsure_rate",
+                "ms_per_frame", "per_class"):
+        assert key in figures
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "labels.jsonl").write_text('{"image": "nowhere.png", "dice": [3]}\n')
+    bad = subprocess.run([sys.executable, "-m", "controller.cli", "vision", "eval", "dice",
+                          str(tmp_path / "bad")], capture_output=True, text=True, check=False,
+                         timeout=300)
+    assert bad.returncode == 2
+    assert "nowhere.png" in bad.stderr and "line 1" in bad.stderr

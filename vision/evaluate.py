@@ -1,0 +1,268 @@
+"""Scoring a recogniser against a labelled image folder (DESIGN section 10).
+
+`evaluate(recogniser, folder)` reads `folder/labels.jsonl`, runs the recogniser on every
+image on one core and returns the figures `hoyle vision eval` prints: how many images are
+read exactly, how many items right, how often a confident read is wrong, how often the
+operator is asked, milliseconds per frame, and where the errors fall.
+
+A read is confident when its confidence is at least the recogniser's `threshold` (or the
+`threshold` given). Only confident reads of flat items on the bed count as read; a read of
+something labelled cocked or off the table that claims to be flat and sure is a false
+confident read. When labels carry boxes, reads are matched to labelled items by place;
+otherwise by value.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import median
+from typing import Any
+
+import cv2
+
+from vision.core import Box, Observation, Recogniser, VisionError, check_frame
+
+KINDS = ("dice", "cards")
+#: Confidence taken as sure when the recogniser does not say its own threshold.
+DEFAULT_THRESHOLD = 0.5
+
+
+class LabelError(VisionError, ValueError):
+    """A labels.jsonl line (named by file and line number) or its image is unusable."""
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """One labelled image: the items on the bed read flat, and every item's box and state."""
+
+    image: Path
+    line: int
+    items: tuple[int | str, ...]
+    boxes: tuple[tuple[Box, int | str], ...] = ()
+    states: tuple[str, ...] = ()
+    bed: Box | None = None
+
+
+def load_labels(folder: Path, kind: str = "dice") -> list[Label]:
+    """The labels of `folder/labels.jsonl`; `LabelError` names the file and line of a bad one."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    path = folder / "labels.jsonl"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise LabelError(f"{path}: cannot read the labels ({exc.strerror})") from exc
+    labels = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            labels.append(_parse(folder, path, number, line, kind))
+    if not labels:
+        raise LabelError(f"{path}: no labelled images")
+    return labels
+
+
+def _parse(folder: Path, path: Path, number: int, line: str, kind: str) -> Label:
+    where = f"{path}, line {number}"
+    try:
+        entry = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise LabelError(f"{where}: not JSON ({exc.msg})") from exc
+    if not isinstance(entry, dict):
+        raise LabelError(f"{where}: expected an object")
+    image = entry.get("image")
+    if not isinstance(image, str) or not image:
+        raise LabelError(f"{where}: \"image\" must be a relative path")
+    items = entry.get(kind)
+    if not isinstance(items, list) or not all(_valid_item(v, kind) for v in items):
+        wanted = "face values 1-6" if kind == "dice" else "card codes like 10H"
+        raise LabelError(f"{where}: \"{kind}\" must be a list of {wanted}")
+    boxes = []
+    for box in entry.get("boxes") or []:
+        if (not isinstance(box, list) or len(box) != 5 or not _valid_item(box[4], kind)
+                or not all(isinstance(v, int | float) for v in box[:4])):
+            raise LabelError(f"{where}: a box must be [x, y, w, h, value]")
+        boxes.append(((float(box[0]), float(box[1]), float(box[2]), float(box[3])), box[4]))
+    states = entry.get("states") or []
+    if states and (len(states) != len(boxes) or not all(isinstance(s, str) for s in states)):
+        raise LabelError(f"{where}: \"states\" must be one state per box")
+    bed = entry.get("bed")
+    if bed is not None and (not isinstance(bed, list) or len(bed) != 4
+                            or not all(isinstance(v, int | float) for v in bed)):
+        raise LabelError(f"{where}: \"bed\" must be [x, y, w, h]")
+    return Label(image=folder / image, line=number, items=tuple(items), boxes=tuple(boxes),
+                 states=tuple(states),
+                 bed=None if bed is None else (float(bed[0]), float(bed[1]), float(bed[2]),
+                                               float(bed[3])))
+
+
+def _valid_item(value: object, kind: str) -> bool:
+    if kind == "dice":
+        return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 6
+    return isinstance(value, str) and 2 <= len(value) <= 3
+
+
+def evaluate(recogniser: Recogniser, folder: Path, kind: str = "dice", *,
+             threshold: float | None = None,
+             progress: Callable[[int, int], None] | None = None,
+             for_bed: Callable[[Box], Recogniser] | None = None) -> dict[str, Any]:
+    """The DESIGN section 10 figures of `recogniser` on the labelled `folder`.
+
+    `progress(done, total)` is called after each image. With `for_bed`, an image whose label
+    gives its "bed" is read by `for_bed(bed)`, as a table configured with that bed would.
+    """
+    labels = load_labels(folder, kind)
+    sure = threshold if threshold is not None else float(
+        getattr(recogniser, "threshold", DEFAULT_THRESHOLD))
+    tally = _Tally()
+    times: list[float] = []
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        for done, label in enumerate(labels, start=1):
+            frame = cv2.imread(str(label.image), cv2.IMREAD_COLOR)
+            if frame is None:
+                raise LabelError(f"{folder / 'labels.jsonl'}, line {label.line}: "
+                                 f"cannot read image {label.image}")
+            reader = recogniser if for_bed is None or label.bed is None else for_bed(label.bed)
+            start = time.perf_counter()
+            reads = list(reader(check_frame(frame, str(label.image))))
+            times.append((time.perf_counter() - start) * 1000.0)
+            tally.add(label, reads, sure)
+            if progress is not None:
+                progress(done, len(labels))
+    finally:
+        cv2.setNumThreads(threads)
+    return tally.result(len(labels), median(times), sure)
+
+
+class _Tally:
+    """Counts over images: exact images, right items, confident reads and the confusions."""
+
+    def __init__(self) -> None:
+        self.exact = 0
+        self.items = 0
+        self.right = 0
+        self.unsure = 0
+        self.confident = 0
+        self.wrong = 0
+        self.confusion: dict[str, Counter[str]] = {}
+        self.states: dict[str, Counter[str]] = {}
+
+    def add(self, label: Label, reads: Sequence[Observation], sure: float) -> None:
+        confident = [r for r in reads if r.confidence >= sure and r.state == "flat"]
+        if Counter(map(str, label.items)) == Counter(str(r.value) for r in confident):
+            self.exact += 1
+        self.items += len(label.items)
+        self.confident += len(confident)
+        if label.boxes:
+            self._by_place(label, reads, sure)
+        else:
+            self._by_value(label, reads, sure)
+
+    def _note(self, want: int | str, got: str, times: int = 1) -> None:
+        self.confusion.setdefault(str(want), Counter())[got] += times
+
+    def _by_place(self, label: Label, reads: Sequence[Observation], sure: float) -> None:
+        states = label.states or ("flat",) * len(label.boxes)
+        pairs = _match([box for box, _ in label.boxes], [r.box for r in reads])
+        matched = {r: b for b, r in pairs}
+        for b, ((_, want), state) in enumerate(zip(label.boxes, states, strict=True)):
+            read = next((reads[r] for r, bb in matched.items() if bb == b), None)
+            got = "missed" if read is None else read.state
+            self.states.setdefault(state, Counter())[got] += 1
+            if read is not None and read.state == "flat" and read.confidence >= sure:
+                if state != "flat" or read.value != want:
+                    self.wrong += 1
+                if state == "flat":
+                    self.right += read.value == want
+                    self._note(want, str(read.value))
+            elif state == "flat":
+                if read is not None and read.state == "flat":
+                    self.unsure += 1
+                    self._note(want, "unsure")
+                else:
+                    self._note(want, got)
+        for r, read in enumerate(reads):
+            if r not in matched and read.state == "flat" and read.confidence >= sure:
+                self.wrong += 1
+                self._note("none", str(read.value))
+
+    def _by_value(self, label: Label, reads: Sequence[Observation], sure: float) -> None:
+        flat = [r for r in reads if r.state == "flat"]
+        left = Counter(map(str, label.items))
+        got = Counter(str(r.value) for r in flat if r.confidence >= sure)
+        for value in list(left):
+            hit = min(left[value], got[value])
+            self.right += hit
+            if hit:
+                self._note(value, value, hit)
+            left[value] -= hit
+            got[value] -= hit
+        wants = sorted(left.elements())
+        unsure = min(len(wants), sum(1 for r in flat if r.confidence < sure))
+        self.unsure += unsure
+        wrong = sorted(got.elements())
+        self.wrong += len(wrong)
+        for i, want in enumerate(wants):
+            self._note(want, wrong[i] if i < len(wrong) else
+                       "unsure" if i < len(wrong) + unsure else "missed")
+        for extra in wrong[len(wants):]:
+            self._note("none", extra)
+
+    def result(self, images: int, ms: float, sure: float) -> dict[str, Any]:
+        per_class = {}
+        for want, got in sorted(self.confusion.items()):
+            if want != "none":
+                total = sum(got.values())
+                per_class[want] = {"items": total, "errors": total - got[want]}
+        out: dict[str, Any] = {
+            "images": images,
+            "image_accuracy": _share(self.exact, images),
+            "item_accuracy": _share(self.right, self.items),
+            "false_confident_rate": _share(self.wrong, self.confident),
+            "unsure_rate": _share(self.unsure, self.items),
+            "ms_per_frame": round(ms, 2),
+            "threshold": sure,
+            "per_class": per_class,
+            "confusion": {w: dict(sorted(g.items())) for w, g in sorted(self.confusion.items())},
+        }
+        if self.states:
+            out["states"] = {s: dict(sorted(g.items())) for s, g in sorted(self.states.items())}
+        return out
+
+
+def _share(part: int, whole: int) -> float:
+    return round(part / whole, 4) if whole else 0.0
+
+
+def _match(labelled: Sequence[Box], read: Sequence[Box]) -> list[tuple[int, int]]:
+    """Pairs (label, read), nearest centres first, of boxes where one holds the other's centre."""
+    options = []
+    for b, lb in enumerate(labelled):
+        for r, rb in enumerate(read):
+            if _holds(lb, _centre(rb)) or _holds(rb, _centre(lb)):
+                (lx, ly), (rx, ry) = _centre(lb), _centre(rb)
+                options.append(((lx - rx) ** 2 + (ly - ry) ** 2, b, r))
+    used_b: set[int] = set()
+    used_r: set[int] = set()
+    pairs = []
+    for _, b, r in sorted(options):
+        if b not in used_b and r not in used_r:
+            used_b.add(b)
+            used_r.add(r)
+            pairs.append((b, r))
+    return pairs
+
+
+def _centre(box: Box) -> tuple[float, float]:
+    return box[0] + box[2] / 2, box[1] + box[3] / 2
+
+
+def _holds(box: Box, point: tuple[float, float]) -> bool:
+    x, y, w, h = box
+    return x <= point[0] <= x + w and y <= point[1] <= y + h
