@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from controller.card_table import CardRunner
 from controller.config import load_config
-from controller.service import Service, build
+from controller.service import build
 from drivers.shoe.fake import FakeShoe
 from drivers.shoe.shuffler import FakeShuffler
 
@@ -123,9 +123,7 @@ def test_the_shoe_resumes_after_the_last_card_the_log_holds(tmp_path: Path,
     with TestClient(again.app) as client:
         runner = again.runner
         assert isinstance(runner, CardRunner)
-        wait_for(lambda: runner.shoe is not None and runner.shoe.position() is not None
-                 or any(d["name"] == "shoe" and d["state"] == "working"
-                        for d in client.get("/api/view").json()["devices"]))
+        wait_for(lambda: runner.shoe is not None and runner.shoe.status().state == "running")
         shoe.draw(1)
         entries = wait_for(lambda: (found := shoe_entries(client)) and len(found) == 3
                            and found)
