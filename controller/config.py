@@ -224,7 +224,7 @@ class _Reader:
             raise self.fail("dashboard.port", f"{port} is not a TCP port (1-65535)")
 
         return Config(
-            table_id=table_id, name=self.get(table, "table", "name", str, base.name), game=game,
+            table_id=table_id, name=self.get(table, "table", "name", str, table_id), game=game,
             data_dir=data_dir, operator_pin=pin, snapshot_every=snapshot_every,
             host=self.get(dashboard, "dashboard", "host", str, base.host), port=port,
             lane=self.lane(data), sim=self.sim(data), scoreboard=self.scoreboard(data),

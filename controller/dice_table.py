@@ -12,7 +12,8 @@ dice recogniser, and records what each settled throw showed:
 
 Each entry keeps what the camera saw (`vision`: boxes, confidences, states). On the
 simulated table (`camera.source = "sim"`) seated players bet from the game's legal bets
-and every throw is rendered into a folder that the camera then replays.
+and every throw is rendered into a folder that the camera then replays; a simulated
+croupier confirms the faces the camera was unsure of, as he sees them.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from engine.core import JSON
 from engine.dice.core import RETHROW_REASONS
 from vision.camera import Camera, CameraEnded, CameraUnavailable, FolderCamera, open_camera
 from vision.core import BadFrameError, VisionError
+from vision.scenes.dice import Scene, render_throw
 from vision.settle import ThrowRead, ThrowWatcher
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,8 @@ RECORD_TIMEOUT = 30.0
 #: Seconds between attempts to reopen a camera that went away.
 REOPEN_EVERY = 2.0
 NEW_GAME_PAUSE = 3.0
+#: The simulated players: chance one of them bets before a throw.
+SIM_BET = 0.3
 #: The simulated table: chance that a die comes to rest cocked.
 SIM_COCKED = 0.02
 
@@ -63,6 +67,8 @@ class DiceRunner:
         self.sim_folder = config.data_dir / f"{config.table_id}-sim-camera"
         self.rng = random.Random(config.sim.seed)
         self.throws = 0
+        #: The simulated throw as it really fell, for the simulated croupier.
+        self.truth: Scene | None = None
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
@@ -187,6 +193,9 @@ class DiceRunner:
     def _play_before_throw(self) -> bool:
         """Start a game if none runs, and let the seated players bet; False to wait."""
         view = self._call(_view(self.table))
+        if view is not None and view["flags"] and self.truth is not None:
+            self._croupier_confirms(view["flags"][0])
+            return False
         if view is None or view["status"] == "paused":
             self.stop.wait(1.0)
             return False
@@ -200,17 +209,31 @@ class DiceRunner:
         engine = self.table.state.engine
         if engine is not None:
             bets = [e for e in engine.legal_events() if e.type not in ("throw", "rethrow")]
-            if bets and self.rng.random() < 0.5:
+            if bets and self.rng.random() < SIM_BET:
                 bet = self.rng.choice(bets)
                 self._call(self.table.record("event", "sim", {"event": bet.to_json()}))
                 return False
         self.stop.wait(self.config.sim.pace)
         return not self.stop.is_set()
 
+    def _croupier_confirms(self, flag: JSON) -> None:
+        """The simulated croupier looks at the dice the camera was unsure of, and says."""
+        assert self.truth is not None
+        if self.stop.wait(self.config.sim.pace):
+            return
+        dice = sorted(self.truth.dice, key=lambda die: die.box[0])
+        if any(die.state != "flat" for die in dice):
+            body: JSON = {"flag": flag["seq"], "event": None,
+                          "reason": "the croupier saw a die cocked or off the table"}
+        else:
+            body = {"flag": flag["seq"], "event": {**flag["reading"],
+                                                   "dice": [die.value for die in dice]},
+                    "reason": "faces confirmed by the croupier"}
+        self._call(self.table.record("resolve", "sim", body))
+        self.truth = None
+
     def _render_throw(self) -> Path:
         """One throw's frames, rendered into the simulated camera's folder."""
-        from vision.scenes.dice import render_throw
-
         count = self._dice_wanted() or 2
         self.throws += 1
         scenes = render_throw(np.random.default_rng([self.config.sim.seed, self.throws]),
@@ -219,6 +242,7 @@ class DiceRunner:
         self.sim_folder.mkdir(parents=True)
         for number, scene in enumerate(scenes):
             cv2.imwrite(str(self.sim_folder / f"frame_{number:03d}.png"), scene.image)
+        self.truth = scenes[-1]
         return self.sim_folder
 
 

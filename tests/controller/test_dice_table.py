@@ -154,6 +154,9 @@ def test_the_simulated_table_throws_and_the_camera_reads(tmp_path: Path) -> None
             history = client.get("/api/history").json()
             return any(e["source"] == "camera" for e in history)
         wait_for(camera_outcome)
+        # A throw the camera was unsure of is confirmed by the simulated croupier: the
+        # simulated table keeps playing.
+        wait_for(lambda: (client.get("/api/view").json()["game"] or {}).get("last_throw"))
         view = client.get("/api/view").json()
         camera = next(d for d in view["devices"] if d["name"] == "camera")
         assert camera["state"] == "working"
