@@ -1,7 +1,7 @@
 """What the banking card games share: stakes, players' acts, the shoe, the sheet, the log.
 
 A banker (a farmer, or a pool) takes the players' stakes; the table tells the engine each
-card and each act. `BankState` is the base of every banking card game but Twenty-one: it
+card and each act. `BankState` is the base of every banking card game: it
 refuses anything once the game is over, counts every dealt card against the shoe before
 anything changes, keeps the log (a save is the log, a correction replays it), keeps the
 sheet of net winnings, and draws the common part of the snapshot the same way for all.
@@ -84,11 +84,12 @@ class ShuffleEvent(Event):
         return {"type": self.type}
 
 
-def parse_amount(data: Mapping[str, Any], what: str = "bet", high: int = MAX_STAKE) -> int:
-    """The event's `amount`, a whole number 1-`high`, or `IllegalEventError` naming it."""
+def parse_amount(data: Mapping[str, Any], what: str = "bet", high: int = MAX_STAKE,
+                 low: int = 1) -> int:
+    """The event's `amount`, a whole number `low`-`high`, or `IllegalEventError` naming it."""
     amount = data.get("amount")
-    if isinstance(amount, bool) or not isinstance(amount, int) or not 0 < amount <= high:
-        raise IllegalEventError(f"{what}: amount must be a whole number 1-{high:,}, "
+    if isinstance(amount, bool) or not isinstance(amount, int) or not low <= amount <= high:
+        raise IllegalEventError(f"{what}: amount must be a whole number {low}-{high:,}, "
                                 f"got {amount!r}")
     return amount
 
@@ -152,6 +153,8 @@ class BankState(LoggedState):
         self.stakes: list[Stake] = []
         self.coups = 0
         self.over = False
+        #: Whether the last card dealt came from a shoe renewed for it (`next_shoe`).
+        self.renewed = False
         self.start()
 
     # -- what each game supplies -----------------------------------------------------------
@@ -213,6 +216,18 @@ class BankState(LoggedState):
         """Cards dealt in the coup now in play, which a shuffle leaves out of the shoe."""
         return []
 
+    def next_shoe(self) -> ShoeCount:
+        """The count the next card comes from: the shoe, or (where the game renews a shoe
+        that runs out, as Vingt-un does) `reshuffled()`."""
+        return self.shoe
+
+    def reshuffled(self) -> ShoeCount:
+        """The shoe with every card back in it but those on the table."""
+        shoe = self.shoe.fresh()
+        for dealt in self.on_table():
+            shoe.add(dealt.card, "shuffle")
+        return shoe
+
     # -- the common machinery --------------------------------------------------------------
 
     def parse_event(self, data: Mapping[str, Any]) -> Event:
@@ -245,17 +260,18 @@ class BankState(LoggedState):
             raise IllegalEventError(f"{event.type}: the game is over")
         self.verify_play(event)
         if isinstance(event, CardEvent):
-            self.shoe.check(event.card, describe(event))
+            self.next_shoe().check(event.card, describe(event))
 
     def apply(self, event: Event) -> Operation:
         self.verify(event)
         self.history.append(event)
         if isinstance(event, CardEvent):
+            shoe = self.next_shoe()
+            self.renewed = shoe is not self.shoe
+            self.shoe = shoe
             self.shoe.add(event.card, describe(event))
         if isinstance(event, ShuffleEvent):
-            self.shoe = self.shoe.fresh()
-            for dealt in self.on_table():
-                self.shoe.add(dealt.card, "shuffle")
+            self.shoe = self.reshuffled()
         return Operation(event, tuple(self.play(event)))
 
     def refuse(self, event: Event, why: str) -> IllegalEventError:
@@ -306,8 +322,8 @@ class BankGame(LoggedGame[StateT]):
 
     def __init__(self, id: str, name: str, rules: HouseRules, state: type[StateT],
                  laws: tuple[LawRef, ...], aliases: tuple[str, ...] = (),
-                 most: int | None = None) -> None:
-        super().__init__(id, name, rules, aliases)
+                 most: int | None = None, book: str = "hoyle-1940") -> None:
+        super().__init__(id, name, rules, aliases, book)
         self.state = state
         self._laws = laws
         self.most = most

@@ -1,6 +1,9 @@
-"""The events of a Vingt-et-Un table, the hands they act on, and reading them from JSON.
+"""The events of a Vingt-et-Un table beyond the banking family's, the hands they act on.
 
-The vocabulary is docs/cards/twenty_one.md's; `engine/cards/twenty_one.py` applies them.
+The vocabulary is docs/cards/twenty_one.md's: a stake is the family's `BetEvent` on
+"hand", a stand its `StandEvent`; the banker's double call, a refusal to double, a divided
+pair and the sale of the deal are Vingt-et-Un's own. `engine/cards/twenty_one.py` applies
+them.
 """
 
 from __future__ import annotations
@@ -9,41 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from engine.cards.core import Card, parse_card_event
+from engine.cards.bank import ActEvent, StandEvent, parse_amount
+from engine.cards.core import Card
 from engine.core import JSON, Event
-from engine.errors import IllegalEventError
 from engine.rules import parse_player
-
-# -- events ------------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class StakeEvent(Event):
-    """A player's stake on his hand, or an increase of it, before the second card."""
-
-    type: ClassVar[str] = "bet"
-    player: str
-    amount: int
-
-    def to_json(self) -> JSON:
-        return {"type": self.type, "player": self.player, "on": "hand", "amount": self.amount}
-
-
-@dataclass(frozen=True, slots=True)
-class ActEvent(Event):
-    """A player's act that names only him: `stand`, `double` (the banker's call), `refuse`."""
-
-    type: ClassVar[str] = "act"
-    player: str
-
-    def to_json(self) -> JSON:
-        return {"type": self.type, "player": self.player}
-
-
-@dataclass(frozen=True, slots=True)
-class StandEvent(ActEvent):
-    """The player (or the banker) is content: his hand in play takes no more cards."""
-
-    type: ClassVar[str] = "stand"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +61,8 @@ class SellEvent(Event):
                 "amount": self.amount}
 
 
-ACTS: dict[str, type[ActEvent]] = {"stand": StandEvent, "double": DoubleEvent,
-                                   "refuse": RefuseEvent}
+ACTS: dict[str, type[ActEvent]] = {"double": DoubleEvent, "refuse": RefuseEvent,
+                                   "stand": StandEvent}
 
 
 @dataclass(slots=True)
@@ -106,36 +78,16 @@ class Hand:
     divided: bool = False
 
 
-def _amount(data: Mapping[str, Any], kind: str, low: int, high: int) -> int:
-    amount = data.get("amount")
-    if isinstance(amount, bool) or not isinstance(amount, int) or not low <= amount <= high:
-        raise IllegalEventError(f"{kind}: amount must be a whole number {low}-{high}, "
-                                f"got {amount!r}")
-    return amount
+def parse_split(data: Mapping[str, Any], players: Sequence[str], limit: int) -> SplitEvent:
+    """A split, with the new hand's stake if it names one (1-`limit`)."""
+    player = str(parse_player(data, players, "split"))
+    if data.get("amount") is None:
+        return SplitEvent(player)
+    return SplitEvent(player, parse_amount(data, "split", limit))
 
 
-def parse_event(data: Mapping[str, Any], players: Sequence[str], hands: Sequence[str],
-                game: str, limit: int) -> Event:
-    """One transcript object as a table event, or `IllegalEventError` naming what is wrong."""
-    kind = data.get("type")
-    if kind == "card":
-        return parse_card_event(data, hands, game)
-    if kind == "bet":
-        player = str(parse_player(data, players, "bet"))
-        if data.get("on", "hand") != "hand":
-            raise IllegalEventError(f"bet: {game} takes a stake on the hand "
-                                    f"(\"on\": \"hand\"), not on {data.get('on')!r}")
-        return StakeEvent(player, _amount(data, "bet", 1, limit))
-    if kind in ACTS:
-        return ACTS[str(kind)](str(parse_player(data, players, str(kind))))
-    if kind == "split":
-        player = str(parse_player(data, players, "split"))
-        if data.get("amount") is None:
-            return SplitEvent(player)
-        return SplitEvent(player, _amount(data, "split", 1, limit))
-    if kind == "sell":
-        player = str(parse_player(data, players, "sell"))
-        buyer = str(parse_player({"player": data.get("buyer")}, players, "sell buyer"))
-        return SellEvent(player, buyer, _amount(data, "sell", 0, limit))
-    raise IllegalEventError(f"{game} has no {kind!r} event; it has card, bet, double, "
-                            "refuse, stand, split and sell")
+def parse_sale(data: Mapping[str, Any], players: Sequence[str], limit: int) -> SellEvent:
+    """A sale of the deal to another player, for 0-`limit`."""
+    player = str(parse_player(data, players, "sell"))
+    buyer = str(parse_player({"player": data.get("buyer")}, players, "sell buyer"))
+    return SellEvent(player, buyer, parse_amount(data, "sell", limit, low=0))

@@ -22,12 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from engine.cards.bank import MAX_STAKE
 from engine.cards.core import COURT, FULL_PACK, Card, parse_card
 from engine.core import LawRef, hoyle_law, round_games_law
 from engine.rules import HouseRules, Option, either, one_of, whole
 
-#: The largest stake a setup may set as the table's limit.
-MAX_STAKE = 1_000_000
 #: The most hands a session may be set to last.
 MAX_DEALS = 500
 #: The most times the deal may be set to go round the table.

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from engine.cards.baccara import point
+from engine.cards.baccara_rules import point
 from engine.cards.core import parse_card
 from engine.core import State
 from engine.errors import BadOptionError, IllegalEventError
