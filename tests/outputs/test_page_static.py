@@ -12,7 +12,9 @@ import pytest
 
 STATIC = Path(__file__).resolve().parents[2] / "controller" / "static"
 HTML = (STATIC / "table.html").read_text(encoding="utf-8")
-JS = (STATIC / "table.js").read_text(encoding="utf-8")
+#: The page's scripts, in the order it loads them: each family's view, then the page itself.
+SCRIPTS = ("dice.js", "cards.js", "table.js")
+JS = "\n".join((STATIC / name).read_text(encoding="utf-8") for name in SCRIPTS)
 CSS = (STATIC / "table.css").read_text(encoding="utf-8")
 
 
@@ -45,7 +47,7 @@ def page() -> _Page:
 
 
 def test_page_loads_its_own_script_and_stylesheet(page: _Page) -> None:
-    assert page.scripts == ["/static/table.js"]
+    assert page.scripts == [f"/static/{name}" for name in SCRIPTS]
     assert page.styles == ["/static/table.css"]
 
 
@@ -76,10 +78,11 @@ def test_script_talks_to_the_service_routes() -> None:
         assert route in JS, route
 
 
-def test_script_parses() -> None:
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_script_parses(name: str) -> None:
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed; the browser tests parse the script instead")
-    result = subprocess.run([node, "--check", str(STATIC / "table.js")], capture_output=True,
+    result = subprocess.run([node, "--check", str(STATIC / name)], capture_output=True,
                             text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stderr
