@@ -100,3 +100,10 @@ def test_a_dice_table_reads_its_camera(tmp_path: Path) -> None:
     camera = load_config(path).camera
     assert (camera.source, camera.bed, camera.threshold) == ("device:1", (10, 20, 600, 440),
                                                              0.95)
+
+
+@pytest.mark.parametrize("name", ["lane.toml", "dice.toml", "cards.toml"])
+def test_the_example_configs_load(name: str) -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / name
+    config = load_config(example)
+    assert config.name and config.table_id
