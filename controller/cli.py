@@ -79,8 +79,10 @@ def _parser() -> argparse.ArgumentParser:
     vision_commands = vision.add_subparsers(dest="vision_command", required=True)
     evaluate = vision_commands.add_parser("eval", help="score a recogniser against a labelled "
                                           "image folder (DIR/labels.jsonl); prints JSON")
-    evaluate.add_argument("kind", choices=("dice",), help="what the images show")
+    evaluate.add_argument("kind", choices=("dice", "cards"), help="what the images show")
     evaluate.add_argument("folder", type=Path, help="the labelled folder")
+    evaluate.add_argument("--shoe", action="store_true",
+                          help="cards seen through a dealer shoe's window, one at a time")
     evaluate.set_defaults(run=_vision_eval)
 
     doctor = commands.add_parser("doctor", help="check that every device answers (run it "
@@ -180,13 +182,19 @@ def _dice_audit(args: argparse.Namespace) -> int:
 
 
 def _vision_eval(args: argparse.Namespace) -> int:
-    from vision.core import VisionError
+    from vision.cards import CardReader, ShoeWindowReader
+    from vision.core import Recogniser, VisionError
     from vision.dice import DiceReader
     from vision.evaluate import evaluate
 
     progress = _progress_bar if sys.stderr.isatty() else None
+    reader: Recogniser
+    if args.kind == "dice":
+        reader = DiceReader()
+    else:
+        reader = ShoeWindowReader() if args.shoe else CardReader()
     try:
-        result = evaluate(DiceReader(), args.folder, args.kind, progress=progress)
+        result = evaluate(reader, args.folder, args.kind, progress=progress)
     except VisionError as error:
         print(f"hoyle: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -83,6 +83,9 @@ def _parse(folder: Path, path: Path, number: int, line: str, kind: str) -> Label
         raise LabelError(f"{where}: \"{kind}\" must be a list of {wanted}")
     boxes = []
     for box in entry.get("boxes") or []:
+        if (kind == "cards" and isinstance(box, list) and len(box) == 5
+                and isinstance(box[4], str) and not _valid_item(box[4], kind)):
+            continue  # another object on the table (a joker, a chip): not a card to read
         if (not isinstance(box, list) or len(box) != 5 or not _valid_item(box[4], kind)
                 or not all(isinstance(v, int | float) for v in box[:4])):
             raise LabelError(f"{where}: a box must be [x, y, w, h, value]")
@@ -118,7 +121,8 @@ def evaluate(recogniser: Recogniser, folder: Path, kind: str = "dice", *,
     labels = load_labels(folder, kind)
     sure = threshold if threshold is not None else float(
         getattr(recogniser, "threshold", DEFAULT_THRESHOLD))
-    tally = _Tally()
+    # A die has one box, a card one per index that shows: cards are matched by value.
+    tally = _Tally(by_place=kind == "dice")
     times: list[float] = []
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
@@ -143,7 +147,8 @@ def evaluate(recogniser: Recogniser, folder: Path, kind: str = "dice", *,
 class _Tally:
     """Counts over images: exact images, right items, confident reads and the confusions."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, by_place: bool = True) -> None:
+        self.by_place = by_place
         self.exact = 0
         self.items = 0
         self.right = 0
@@ -159,7 +164,7 @@ class _Tally:
             self.exact += 1
         self.items += len(label.items)
         self.confident += len(confident)
-        if label.boxes:
+        if label.boxes and self.by_place:
             self._by_place(label, reads, sure)
         else:
             self._by_value(label, reads, sure)

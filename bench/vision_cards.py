@@ -1,0 +1,92 @@
+"""The card recogniser on images it was never trained or tuned on.
+
+Four JSON lines: table scenes and dealer-shoe windows rendered from the held-out decks
+(`held_out_decks()`, seeds HELD_OUT_SEED on, used nowhere else), and the real photos
+(../shared/data/cards, read in place, never copied; boxes around jokers left out), read
+with and without the look for light print on dark cards. Each gives the DESIGN section 10
+figures of `evaluate` (timed on one core there) and milliseconds per card: the median
+milliseconds per frame over the mean number of labelled cards in a frame.
+
+Usage: .venv/bin/python bench/vision_cards.py [--scenes 200] [--shoes 300] [--photos-only]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from vision.cards import CardReader, ShoeWindowReader
+from vision.core import Recogniser
+from vision.evaluate import evaluate, load_labels
+from vision.scenes.cards import CODES, held_out_decks, write_folder
+
+REPO = Path(__file__).resolve().parent.parent
+PHOTOS = REPO.parent / "shared" / "data" / "cards"
+#: Rendered scenes for this benchmark only (training uses 2000 on, development 600000 on,
+#: the tests 930000 on).
+HELD_OUT_SEED = 940_000
+FIGURES = ("images", "image_accuracy", "item_accuracy", "false_confident_rate", "unsure_rate",
+           "ms_per_frame", "threshold")
+
+
+def real_photos(folder: Path) -> Path:
+    """A labels.jsonl naming the real photos by absolute path, without the boxes around
+    things that are not cards (jokers), which `load_labels` would refuse."""
+    lines = []
+    for line in (PHOTOS / "labels.jsonl").read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        boxes = [b for b in entry.get("boxes", []) if b[4] in CODES]
+        lines.append(json.dumps({**entry, "image": str(PHOTOS / entry["image"]),
+                                 "boxes": boxes}))
+    (folder / "labels.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def figures(what: str, reader: Recogniser, folder: Path, **extra: Any) -> str:
+    """One JSON line of `reader`'s figures on the labelled `folder`."""
+    result = evaluate(reader, folder, "cards")
+    labels = load_labels(folder, "cards")
+    cards = sum(len(label.items) for label in labels) / len(labels)
+    return json.dumps({"what": what, "value": result["image_accuracy"], "unit": "share",
+                       **{k: result[k] for k in FIGURES},
+                       "ms_per_card": round(result["ms_per_frame"] / max(cards, 1e-9), 2),
+                       "cards_per_image": round(cards, 2), "per_class": result["per_class"],
+                       **extra})
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--scenes", type=int, default=200)
+    parser.add_argument("--shoes", type=int, default=300)
+    parser.add_argument("--photos-only", action="store_true",
+                        help="only the real photos (both with and without the dark-card look)")
+    args = parser.parse_args()
+    decks = held_out_decks()
+    names = [d.name for d in decks]
+    with tempfile.TemporaryDirectory() as tmp:
+        if not args.photos_only:
+            scenes = Path(tmp) / "scenes"
+            write_folder(scenes, args.scenes, HELD_OUT_SEED, decks=decks)
+            print(figures("card recogniser on held-out decks' rendered scenes", CardReader(),
+                          scenes, seed=HELD_OUT_SEED, decks=names))
+            shoes = Path(tmp) / "shoes"
+            write_folder(shoes, args.shoes, HELD_OUT_SEED + 1, shoe=True, decks=decks)
+            print(figures("card recogniser on held-out decks' shoe windows",
+                          ShoeWindowReader(), shoes, seed=HELD_OUT_SEED + 1, decks=names))
+        if (PHOTOS / "labels.jsonl").exists():
+            photos = real_photos(Path(tmp))
+            print(figures("card recogniser on the real photos", CardReader(), photos,
+                          source=str(PHOTOS)))
+            print(figures("card recogniser on the real photos, light cards only look",
+                          CardReader(dark_cards=False), photos, source=str(PHOTOS)))
+        else:
+            print(f"real photos not found in {PHOTOS}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""The card recogniser on frames it never saw: scenes and shoe windows of held-out decks.
+
+Rendered frames come from `held_out_decks()` (designs training never drew) and seeds used
+only here; the real photos are read from ../shared/data/cards when present (the tests that
+need them skip, saying so, otherwise). Timing is left to bench/vision_cards.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vision.cards import CardModelError, CardReader, ShoeWindowReader
+from vision.core import BadFrameError
+from vision.evaluate import evaluate
+from vision.scenes.cards import CODES, held_out_decks, render_scene, write_folder
+from vision.scenes.dice import FELTS, felt_surface
+
+PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cards"
+needs_photos = pytest.mark.skipif(not (PHOTOS / "labels.jsonl").exists(),
+                                  reason=f"the real card photos are not in {PHOTOS}")
+needs_decks = pytest.mark.skipif(not held_out_decks(), reason="Debian's card designs are not "
+                                 "installed (gnome-cards-data, kdegames-card-data-kf5)")
+#: Seeds for these tests only.
+SEED = 930_000
+SCENES = 24
+SHOES = 40
+PHOTO_STEP = 3
+# The issue's targets are not met yet (see the xfail tests and bench/vision_cards.py). These
+# floors are the levels the committed model reaches now, a little below, so that a change
+# that makes it worse fails; raise them as the recogniser improves.
+SCENE_ITEMS, SCENE_WRONG = 0.5, 0.09
+SHOE_ITEMS, SHOE_WRONG = 0.45, 0.12
+
+
+@pytest.fixture(scope="module")
+def reader() -> CardReader:
+    return CardReader()
+
+
+@pytest.fixture(scope="module")
+def scenes(reader: CardReader, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    folder = tmp_path_factory.mktemp("held_out_scenes")
+    write_folder(folder, SCENES, SEED, decks=held_out_decks())
+    return evaluate(reader, folder, "cards")
+
+
+@pytest.fixture(scope="module")
+def shoes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    folder = tmp_path_factory.mktemp("held_out_shoes")
+    write_folder(folder, SHOES, SEED + 1, shoe=True, decks=held_out_decks())
+    return evaluate(ShoeWindowReader(), folder, "cards")
+
+
+@pytest.fixture(scope="module")
+def photos(reader: CardReader, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    # Every third photo keeps the file quick (bench/vision_cards.py reads them all); boxes
+    # around jokers are left out: evaluate() refuses values that are not card codes.
+    folder = tmp_path_factory.mktemp("photos")
+    lines = [json.loads(line) for line in
+             (PHOTOS / "labels.jsonl").read_text().splitlines()[::PHOTO_STEP]]
+    (folder / "labels.jsonl").write_text("".join(
+        json.dumps({**e, "image": str(PHOTOS / e["image"]),
+                    "boxes": [b for b in e.get("boxes", []) if b[4] in CODES]}) + "\n"
+        for e in lines))
+    return evaluate(reader, folder, "cards")
+
+
+@needs_decks
+def test_held_out_scenes_stay_at_the_present_level(scenes: dict[str, Any]) -> None:
+    assert scenes["item_accuracy"] >= SCENE_ITEMS, scenes
+    assert scenes["false_confident_rate"] <= SCENE_WRONG, scenes
+
+
+@needs_decks
+def test_held_out_shoe_windows_stay_at_the_present_level(shoes: dict[str, Any]) -> None:
+    assert shoes["item_accuracy"] >= SHOE_ITEMS, shoes
+    assert shoes["false_confident_rate"] <= SHOE_WRONG, shoes
+
+
+@needs_decks
+@pytest.mark.xfail(strict=True, reason="the issue's target is not met yet: see "
+                   "bench/vision_cards.py for the measured figure")
+def test_held_out_scenes_meet_the_issues_accuracy_target(scenes: dict[str, Any]) -> None:
+    assert scenes["item_accuracy"] >= 0.995
+
+
+@needs_decks
+@pytest.mark.xfail(strict=True, reason="the issue's target is not met yet: see "
+                   "bench/vision_cards.py for the measured figure")
+def test_held_out_scenes_meet_the_issues_false_confident_target(scenes: dict[str, Any],
+                                                                ) -> None:
+    assert scenes["false_confident_rate"] < 0.002
+
+
+@needs_decks
+@pytest.mark.xfail(strict=True, reason="the issue's target is not met yet: see "
+                   "bench/vision_cards.py for the measured figure")
+def test_held_out_shoe_windows_meet_the_issues_targets(shoes: dict[str, Any]) -> None:
+    assert shoes["item_accuracy"] >= 0.995
+    assert shoes["false_confident_rate"] < 0.002
+
+
+@needs_photos
+@pytest.mark.xfail(strict=True, reason="the issue's target is not met yet: see "
+                   "bench/vision_cards.py for the measured figure")
+def test_real_photos_meet_the_issues_targets(photos: dict[str, Any]) -> None:
+    assert photos["item_accuracy"] >= 0.995
+    assert photos["false_confident_rate"] < 0.002
+
+
+@pytest.mark.parametrize("felt", sorted(FELTS))
+def test_an_empty_table_reads_nothing(reader: CardReader, felt: str) -> None:
+    colour = FELTS[felt]
+    surface = felt_surface(np.random.default_rng([SEED + 2, len(felt)]), 640, 480,
+                           colour.colour, colour.kind, colour.grain)
+    frame = np.clip(surface, 0, 255).astype(np.uint8)
+    assert reader(frame) == []
+
+
+def test_a_plain_frame_reads_nothing(reader: CardReader) -> None:
+    assert reader(np.full((480, 640, 3), (40, 110, 30), np.uint8)) == []
+    assert ShoeWindowReader()(np.full((120, 160, 3), 20, np.uint8)) == []
+
+
+@needs_decks
+def test_a_lone_card_is_read_once(reader: CardReader) -> None:
+    scene = render_scene(np.random.default_rng([SEED + 3, 0]), count=1, overlap=0.0,
+                         decks=held_out_decks())
+    reads = reader(scene.image)
+    assert [r.value for r in reads if r.confidence >= reader.threshold] in (
+        [], [scene.cards[0].code]), (reads, scene.cards[0].code)
+    assert len({r.value for r in reads}) == len(reads), reads
+
+
+@pytest.mark.parametrize("frame", [
+    None, "frame.png", np.zeros((0, 0, 3), np.uint8), np.zeros((48, 64), np.uint8),
+    np.zeros((48, 64, 4), np.uint8), np.zeros((48, 64, 3), np.float32),
+])
+def test_frames_that_are_not_8_bit_colour_images_are_refused(reader: CardReader,
+                                                             frame: object) -> None:
+    with pytest.raises(BadFrameError):
+        reader(frame)  # type: ignore[arg-type]
+    with pytest.raises(BadFrameError):
+        ShoeWindowReader()(frame)  # type: ignore[arg-type]
+
+
+def test_a_missing_model_is_named(tmp_path: Path) -> None:
+    with pytest.raises(CardModelError, match=r"nothing\.onnx"):
+        CardReader(model=tmp_path / "nothing.onnx")
+
+
+def test_a_threshold_outside_0_to_1_is_refused() -> None:
+    with pytest.raises(ValueError, match="threshold"):
+        CardReader(threshold=1.5)
+
+
+def test_reads_are_json_ready(reader: CardReader) -> None:
+    scene = render_scene(np.random.default_rng([SEED + 4, 0]), count=3)
+    for read in reader(scene.image):
+        assert isinstance(read.value, str)
+        assert 0.0 <= read.confidence <= 1.0
+        json.dumps(read.to_json())
