@@ -120,6 +120,13 @@ class LoggedState(State):
     players: list[str]
     history: list[Event]
 
+    def __init__(self, game: LoggedGame[Any], rules: HouseRules,
+                 players: Sequence[str]) -> None:
+        self.game = game
+        self.rules = rules
+        self.players = list(players)
+        self.history = []
+
     def replayed_without_last(self) -> None:
         """Become the position before the last event, by replaying the log without it."""
         fresh = self.game.replay(self.rules, self.players, self.history[:-1])

@@ -72,7 +72,6 @@ __all__ = [
 
 BAUD_RATE: Final = 115200
 LinkName: TypeAlias = Literal["connecting", "running", "unavailable", "closed"]
-_PORT_ERRORS: Final = (serial.SerialException, OSError)
 _JOIN_TIMEOUT: Final = 5.0
 _EARLY_MAX: Final = 512
 """Items held that came after a missing one: more than a full 8-pack shoe."""
@@ -411,7 +410,7 @@ class CardLink(Closeable):
                         break
                     except _Silent as exc:
                         self._lost(str(exc))
-                    except _PORT_ERRORS as exc:
+                    except PORT_ERRORS as exc:
                         self._lost(f"port failed: {exc}")
                 if not self._stopping.is_set():
                     self._stopping.wait(self._timing.reopen_interval)
@@ -432,7 +431,7 @@ class CardLink(Closeable):
                 write_timeout=timing.write_timeout,
                 exclusive=True,
             )
-        except (*_PORT_ERRORS, ValueError) as exc:
+        except (*PORT_ERRORS, ValueError) as exc:
             self._set_state("unavailable", f"cannot open {self.port}: {exc}")
             return False
         self._serial = opened
@@ -449,7 +448,7 @@ class CardLink(Closeable):
         except (_Silent, CommandRefused, WireError) as exc:
             self._lost(f"no shoe answers on {self.port}: {exc}")
             return False
-        except _PORT_ERRORS as exc:
+        except PORT_ERRORS as exc:
             self._lost(f"port failed: {exc}")
             return False
         return True
@@ -549,7 +548,7 @@ class CardLink(Closeable):
             command.error = LinkTimeout(f"{self.port}: {exc}")
             command.done.set()
             raise
-        except (_Closing, *_PORT_ERRORS) as exc:
+        except (_Closing, *PORT_ERRORS) as exc:
             command.error = DeviceUnavailable(f"{self.port}: {exc}")
             command.done.set()
             raise
@@ -793,7 +792,7 @@ class CardLink(Closeable):
         if port is not None:
             try:
                 port.close()
-            except _PORT_ERRORS as exc:
+            except PORT_ERRORS as exc:
                 _log.debug("%s: close failed: %s", self.port, exc)
 
     def _set_state(self, state: LinkName, reason: str) -> None:

@@ -24,6 +24,7 @@ from enum import IntEnum
 from typing import Any, ClassVar, Final, TypeVar
 
 from drivers.wire.frame import MAX_PAYLOAD, Frame, WireError, decode, encode
+from drivers.wire.messages import code_name
 
 __all__ = [
     "NO_COMMAND",
@@ -92,17 +93,6 @@ class NackCode(IntEnum):
     """RESEND asked for a card the device no longer holds (or never numbered)."""
     NOT_NOW = 6
     """The device cannot do it in its present state (NEW_SHOE with the door open...)."""
-
-
-_E = TypeVar("_E", bound=IntEnum)
-
-
-def code_name(kind: type[_E], code: int) -> str:
-    """``code`` with its meaning, e.g. "5 (not held)"; an unknown code says so."""
-    try:
-        return f"{code} ({kind(code).name.lower().replace('_', ' ')})"
-    except ValueError:
-        return f"{code} (unknown)"
 
 
 class Message:

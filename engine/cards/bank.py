@@ -144,10 +144,7 @@ class BankState(LoggedState):
 
     def __init__(self, game: BankGame[Any], rules: HouseRules,
                  players: Sequence[str]) -> None:
-        self.game = game
-        self.rules = rules
-        self.players = list(players)
-        self.history: list[Event] = []
+        super().__init__(game, rules, players)
         self.net = dict.fromkeys(self.players, 0)
         self.shoe = self.new_shoe()
         self.stakes: list[Stake] = []

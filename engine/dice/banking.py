@@ -333,12 +333,8 @@ class BankState(DiceState):
     rules: Layout
 
     def __init__(self, game: BankGame, rules: Layout, players: Sequence[str]) -> None:
-        self.game = game
-        self.rules = rules
-        self.players = list(players)
+        super().__init__(game, rules, players)
         self.table = BankTable(net={name: 0 for name in players})
-        self.history: list[Event] = []
-        self.rethrow_allowed = False
 
     @property
     def banker(self) -> str:

@@ -9,7 +9,7 @@ Every dice game keeps the log of its events, so a save and a rethrow both replay
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations_with_replacement, product
@@ -24,7 +24,7 @@ from engine.core import (
 )
 from engine.dice import laws
 from engine.errors import IllegalEventError
-from engine.rules import LoggedGame, LoggedState
+from engine.rules import HouseRules, LoggedGame, LoggedState
 
 FACES = (1, 2, 3, 4, 5, 6)
 #: Why a throw is void, and the law that makes it so.
@@ -130,6 +130,11 @@ class DiceState(LoggedState):
     """A dice game in progress: the log that a save and a rethrow replay."""
 
     rethrow_allowed: bool
+
+    def __init__(self, game: DiceGame[Any], rules: HouseRules,
+                 players: Sequence[str]) -> None:
+        super().__init__(game, rules, players)
+        self.rethrow_allowed = False
 
     @abstractmethod
     def where(self) -> str:

@@ -156,12 +156,8 @@ class CrapsState(DiceState):
     rules: CrapsRules
 
     def __init__(self, game: CrapsGame, rules: CrapsRules, players: Sequence[str]) -> None:
-        self.game = game
-        self.rules = rules
-        self.players = list(players)
+        super().__init__(game, rules, players)
         self.table = Table(net={name: 0 for name in players})
-        self.history: list[Event] = []
-        self.rethrow_allowed = False
 
     @property
     def caster(self) -> str:

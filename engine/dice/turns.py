@@ -80,11 +80,7 @@ class TurnState(DiceState):
     DICE: ClassVar[int]
 
     def __init__(self, game: TurnGame, rules: HouseRules, players: Sequence[str]) -> None:
-        self.game = game
-        self.rules = rules
-        self.players = list(players)
-        self.history: list[Event] = []
-        self.rethrow_allowed = False
+        super().__init__(game, rules, players)
         self.last: tuple[int, ...] | None = None
         self.over = False
         self.won: tuple[str, ...] = ()

@@ -86,13 +86,9 @@ class VingtEtUnState(DiceState):
 
     def __init__(self, game: VingtEtUnGame, rules: VingtEtUnRules,
                  players: Sequence[str]) -> None:
-        self.game = game
-        self.rules = rules
-        self.players = list(players)
+        super().__init__(game, rules, players)
         self.pool = Pool(totals={name: 0 for name in players},
                          net={name: 0 for name in players})
-        self.history: list[Event] = []
-        self.rethrow_allowed = False
 
     @property
     def thrower(self) -> str:
