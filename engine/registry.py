@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from engine import bowling, cards, dice
+from engine import billiards, bowling, cards, dice
 from engine.core import Game
 from engine.errors import UnknownGameError
 
-GAMES: tuple[Game, ...] = (*bowling.GAMES, *dice.GAMES, *cards.GAMES)
+GAMES: tuple[Game, ...] = (*bowling.GAMES, *dice.GAMES, *cards.GAMES, *billiards.GAMES)
 
 _BY_NAME: dict[str, Game] = {}
 for _game in GAMES:

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from engine.core import HOYLE_1940, JSON, ROUND_GAMES_1897, Event, Ruling
+from engine.core import HOYLE_1940, JSON, ROUND_GAMES_1897, Event, Ruling, State
+from engine.errors import IllegalEventError
 from engine.registry import all_games, get_game
 
 SPEC = (Path(__file__).resolve().parents[2] / ".." / "shared" / "spec" / "games.csv").resolve()
@@ -28,9 +29,14 @@ BOOKS = {"hoyle-1940": HOYLE_1940, "round-games-1897": ROUND_GAMES_1897}
 #: scoring and the 1925 Bowling-Alley Laws, which the variants say govern them; for dice,
 #: backgammon laws 5 and 6 (a die off the table or cocked: both thrown again) and the
 #: chapter's fair dice, which the catalogue (hoyle-part-a.md section 0) applies to all dice.
+#: For the cue games, the American Billiard Laws (which "apply to all billiard games") and
+#: the three-ball carom laws; the pool games are also governed by the laws of continuous
+#: pool for the championship where their own rules are silent (lines 14455-14457).
 FAMILY_LAWS: dict[str, tuple[tuple[str, int, int], ...]] = {
     "bowling": ((HOYLE_1940, 3942, 4144),),
     "dice": ((HOYLE_1940, 1934, 1942), (HOYLE_1940, 10135, 10163)),
+    "carom-billiards": ((HOYLE_1940, 2604, 2963),),
+    "pocket-billiards": ((HOYLE_1940, 2604, 2963), (HOYLE_1940, 14769, 14833)),
 }
 
 PLAYOUTS = 20
@@ -82,12 +88,24 @@ def as_json(data: Mapping[str, Any]) -> JSON:
     return result
 
 
+def seat(game_id: str, count: int) -> tuple[tuple[str, ...], State]:
+    """A new game for `count` players, or for the fewest more the game seats (cue games
+    are for two or more, man-of-war for three)."""
+    game = get_game(game_id)
+    for size in range(count, 4):
+        players = tuple(["Ann", "Bob", "Cy"][:size])
+        try:
+            return players, game.new_state(players)
+        except IllegalEventError:
+            continue
+    raise AssertionError(f"{game_id} seats none of 1-3 players")
+
+
 def play_out(game_id: str, seed: int) -> Playout:
     """Play one seeded random game to its end, checking the contract after every event."""
     game = get_game(game_id)
     rng = random.Random(f"{game_id}/{seed}")
-    players = tuple(["Ann", "Bob", "Cy"][: rng.choice(PLAYER_COUNTS)])
-    state = game.new_state(players)
+    players, state = seat(game_id, rng.choice(PLAYER_COUNTS))
     events: list[JSON] = []
     rulings: list[Ruling] = []
     saves: list[tuple[JSON, JSON]] = []
