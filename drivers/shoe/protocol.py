@@ -16,14 +16,13 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
-import struct
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, ClassVar, Final, TypeVar
+from typing import Final, TypeVar
 
-from drivers.wire.frame import MAX_PAYLOAD, Frame, WireError, decode, encode
+from drivers.wire.codec import Message, MessageSet
+from drivers.wire.frame import Frame, decode
 from drivers.wire.messages import code_name
 
 __all__ = [
@@ -95,49 +94,14 @@ class NackCode(IntEnum):
     """The device cannot do it in its present state (NEW_SHOE with the door open...)."""
 
 
-class Message:
-    """A shoe protocol message; each subclass is declared once with its code and layout."""
-
-    __slots__ = ()
-
-    NAME: ClassVar[str]
-    CODE: ClassVar[int]
-    FORMAT: ClassVar[str]
-    FIELDS: ClassVar[tuple[str, ...]]
-    TEXT: ClassVar[str | None]
-    """The name of the last field when it is ASCII text filling the rest of the payload."""
-    TO_DEVICE: ClassVar[bool]
-
-
 _M = TypeVar("_M", bound=type[Message])
-_BY_CODE: dict[int, type[Message]] = {}
+_MESSAGES: Final = MessageSet(printable_text=True)
 
 
-def _message(
-    code: int, name: str, layout: str, *, text: str | None = None
-) -> Callable[[_M], _M]:
-    """Register a message class under ``code``: ``layout`` has one struct letter per fixed
-    field; ``text`` names the last field if it is ASCII text filling the rest."""
-
-    def register(cls: _M) -> _M:
-        names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
-        fixed = names[:-1] if text is not None else names
-        if (
-            len(layout) != len(fixed)
-            or code in _BY_CODE
-            or (text is not None and names[-1] != text)
-        ):
-            raise TypeError(f"{cls.__name__}: layout {layout!r} does not fit fields {fixed}")
-        cls.NAME = name
-        cls.CODE = code
-        cls.FORMAT = "<" + layout
-        cls.FIELDS = fixed
-        cls.TEXT = text
-        cls.TO_DEVICE = code < 0x80
-        _BY_CODE[code] = cls
-        return cls
-
-    return register
+def _message(code: int, name: str, layout: str, *,
+             text: str | None = None) -> Callable[[_M], _M]:
+    """Register a message class under ``code`` with its wire ``name`` (see MessageSet)."""
+    return _MESSAGES.message(code, layout, name=name, text=text)
 
 
 @_message(0x21, "HELLO_REQ", "BII")
@@ -243,57 +207,16 @@ class Nack(Message):
     text: str
 
 
-_LIMIT: Final = {"B": 0xFF, "H": 0xFFFF, "I": 0xFFFF_FFFF}
-
-
 def message_table() -> Mapping[int, type[Message]]:
     """Every message class by its type code."""
-    return dict(_BY_CODE)
+    return _MESSAGES.table()
 
 
 def encode_message(message: Message, seq: int) -> bytes:
     """The frame carrying ``message`` with frame sequence number ``seq``."""
-    cls = type(message)
-    values = []
-    for name, letter in zip(cls.FIELDS, cls.FORMAT[1:], strict=True):
-        value = getattr(message, name)
-        if isinstance(value, bool) or not isinstance(value, int) or not (
-            0 <= value <= _LIMIT[letter]
-        ):
-            raise WireError(f"{cls.NAME}.{name}={value!r} does not fit its field", reason="range")
-        values.append(value)
-    payload = struct.pack(cls.FORMAT, *values)
-    if cls.TEXT is not None:
-        text = getattr(message, cls.TEXT)
-        if not isinstance(text, str) or not text.isascii():
-            raise WireError(f"{cls.NAME} text must be ASCII, not {text!r}", reason="text")
-        payload += text.encode("ascii")
-    if len(payload) > MAX_PAYLOAD:
-        raise WireError(
-            f"{cls.NAME} payload is {len(payload)} bytes, at most {MAX_PAYLOAD} fit a frame",
-            reason="length",
-        )
-    return encode(cls.CODE, seq, payload)
+    return _MESSAGES.encode(message, seq)
 
 
 def decode_message(frame: Frame) -> Message:
     """The message a frame carries; WireError names an unknown type or a bad payload."""
-    cls = _BY_CODE.get(frame.type)
-    if cls is None:
-        raise WireError(f"unknown message type 0x{frame.type:02x}", reason="type")
-    size = struct.calcsize(cls.FORMAT)
-    payload = frame.payload
-    if len(payload) != size and not (cls.TEXT is not None and len(payload) >= size):
-        want = f"at least {size}" if cls.TEXT is not None else str(size)
-        raise WireError(
-            f"{cls.NAME} payload is {len(payload)} bytes, expected {want}", reason="payload"
-        )
-    values: dict[str, Any] = dict(
-        zip(cls.FIELDS, struct.unpack_from(cls.FORMAT, payload), strict=True)
-    )
-    if cls.TEXT is not None:
-        # A receiver never fails on text: a byte outside printable ASCII shows as "?".
-        values[cls.TEXT] = "".join(
-            chr(b) if 0x20 <= b <= 0x7E else "?" for b in payload[size:]
-        )
-    return cls(**values)
+    return _MESSAGES.decode(frame)

@@ -270,7 +270,7 @@ class FakeNode:
         self.executed.append(message.NAME)
         if self._mismatch and not isinstance(message, IdentifyReq):
             return Nack(code=NackCode.PROTOCOL_MISMATCH, text="protocol mismatch")
-        if not message.TO_NODE or isinstance(message, Ack):
+        if not message.TO_DEVICE or isinstance(message, Ack):
             return Nack(code=NackCode.UNKNOWN_TYPE, text=f"unknown type 0x{message.CODE:02x}")
         if self._shutdown is not None and not isinstance(message, IdentifyReq | Ping | Reset):
             return Nack(code=NackCode.NODE_IS_SHUT_DOWN, text="shut down: " + self._shutdown[1])

@@ -596,7 +596,7 @@ class NodeLink(Closeable):
                 ready = self._state in _READY
             if ready:
                 self._set_state("shutdown", reason)
-        elif message.TO_NODE:
+        elif message.TO_DEVICE:
             with self._cond:
                 self._bad_frames += 1
             _log.warning("%s: the node sent a host message, %s", self.port, message.NAME)

@@ -19,16 +19,14 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
-import re
-import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, ClassVar, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 from drivers.errors import DriverError
-from drivers.wire.frame import MAX_PAYLOAD, Frame, WireError, decode, encode
+from drivers.wire.codec import Message, MessageSet
+from drivers.wire.frame import Frame, decode
 
 __all__ = [
     "BALL_DETECTOR_INPUT",
@@ -192,47 +190,8 @@ class CommandRefused(DriverError, ValueError):
         self.text: Final = text
 
 
-class Message:
-    """A protocol message; each subclass is declared once, with its code and layout."""
-
-    __slots__ = ()
-
-    NAME: ClassVar[str]
-    CODE: ClassVar[int]
-    FORMAT: ClassVar[str]
-    """struct format of the fixed fields (little-endian), without the text."""
-    FIELDS: ClassVar[tuple[str, ...]]
-    """The fixed fields in wire order."""
-    HAS_TEXT: ClassVar[bool]
-    """True if an ASCII ``text`` field fills the rest of the payload."""
-    TO_NODE: ClassVar[bool]
-
-
-_M = TypeVar("_M", bound=type[Message])
-_BY_CODE: dict[int, type[Message]] = {}
-_WIDTH: Final = {"B": "u8", "H": "u16", "I": "u32"}
-_LIMIT: Final = {"B": 0xFF, "H": 0xFFFF, "I": 0xFFFF_FFFF}
-
-
-def _message(code: int, layout: str) -> Callable[[_M], _M]:
-    """Register a message class under ``code``; ``layout`` is one struct letter per field."""
-
-    def register(cls: _M) -> _M:
-        names = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
-        has_text = names[-1:] == ("text",)
-        fixed = names[:-1] if has_text else names
-        if len(layout) != len(fixed) or set(layout) - set(_WIDTH) or code in _BY_CODE:
-            raise TypeError(f"{cls.__name__}: layout {layout!r} does not fit fields {fixed}")
-        cls.NAME = re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).upper()
-        cls.CODE = code
-        cls.FORMAT = "<" + layout
-        cls.FIELDS = fixed
-        cls.HAS_TEXT = has_text
-        cls.TO_NODE = code < 0x80
-        _BY_CODE[code] = cls
-        return cls
-
-    return register
+_MESSAGES: Final = MessageSet()
+_message = _MESSAGES.message
 
 
 # Node -> host responses and reports come first so commands can name their response.
@@ -377,7 +336,7 @@ def response_type(command: type[Message]) -> type[Message]:
 
 def message_table() -> Mapping[int, type[Message]]:
     """Every message class by its type code."""
-    return dict(_BY_CODE)
+    return _MESSAGES.table()
 
 
 def message_table_json() -> dict[str, dict[str, Any]]:
@@ -389,13 +348,13 @@ def message_table_json() -> dict[str, dict[str, Any]]:
     answering message's name, else None).
     """
     table: dict[str, dict[str, Any]] = {}
-    for code, cls in sorted(_BY_CODE.items()):
+    for code, cls in sorted(_MESSAGES.table().items()):
         answer = _RESPONSES.get(cls)
         table[cls.NAME] = {
             "type": code,
             "format": cls.FORMAT,
-            "fields": [*cls.FIELDS, *(["text"] if cls.HAS_TEXT else [])],
-            "direction": "host->node" if cls.TO_NODE else "node->host",
+            "fields": [*cls.FIELDS, *([cls.TEXT] if cls.TEXT else [])],
+            "direction": "host->node" if cls.TO_DEVICE else "node->host",
             "response": None if answer is None else answer.NAME,
         }
     return table
@@ -403,54 +362,12 @@ def message_table_json() -> dict[str, dict[str, Any]]:
 
 def encode_message(message: Message, seq: int) -> bytes:
     """The frame carrying ``message`` with sequence number ``seq``."""
-    cls = type(message)
-    values = []
-    for name, letter in zip(cls.FIELDS, cls.FORMAT[1:], strict=True):
-        value = getattr(message, name)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise WireError(f"{cls.NAME}.{name} must be an integer, not {value!r}", reason="range")
-        if not 0 <= value <= _LIMIT[letter]:
-            raise WireError(
-                f"{cls.NAME}.{name}={value} does not fit {_WIDTH[letter]} (0..{_LIMIT[letter]})",
-                reason="range",
-            )
-        values.append(value)
-    payload = struct.pack(cls.FORMAT, *values)
-    if cls.HAS_TEXT:
-        text = getattr(message, "text")  # noqa: B009 - only text-bearing classes reach here
-        if not isinstance(text, str) or not text.isascii():
-            raise WireError(f"{cls.NAME}.text must be ASCII, not {text!r}", reason="text")
-        payload += text.encode("ascii")
-    if len(payload) > MAX_PAYLOAD:
-        raise WireError(
-            f"{cls.NAME} payload is {len(payload)} bytes, at most {MAX_PAYLOAD} fit a frame",
-            reason="length",
-        )
-    return encode(cls.CODE, seq, payload)
+    return _MESSAGES.encode(message, seq)
 
 
 def decode_message(frame: Frame) -> Message:
     """The message a frame carries; WireError names an unknown type or a bad payload."""
-    cls = _BY_CODE.get(frame.type)
-    if cls is None:
-        raise WireError(f"unknown message type 0x{frame.type:02x}", reason="type")
-    size = struct.calcsize(cls.FORMAT)
-    payload = frame.payload
-    if len(payload) != size and not (cls.HAS_TEXT and len(payload) >= size):
-        want = f"at least {size}" if cls.HAS_TEXT else str(size)
-        raise WireError(
-            f"{cls.NAME} payload is {len(payload)} bytes, expected {want}", reason="payload"
-        )
-    fixed = struct.unpack_from(cls.FORMAT, payload)
-    values: dict[str, Any] = dict(zip(cls.FIELDS, fixed, strict=True))
-    if cls.HAS_TEXT:
-        try:
-            values["text"] = payload[size:].decode("ascii")
-        except UnicodeDecodeError as exc:
-            raise WireError(
-                f"{cls.NAME} text is not ASCII: {payload[size:]!r}", reason="text"
-            ) from exc
-    return cls(**values)
+    return _MESSAGES.decode(frame)
 
 
 def decode_bytes(data: bytes) -> tuple[int, Message]:

@@ -86,7 +86,7 @@ def test_golden_file_has_vectors_of_every_message() -> None:
 def test_every_golden_frame_encodes_to_its_bytes(vector: dict[str, Any]) -> None:
     cls = message_table()[vector["type"]]
     assert vector["message"] == cls.NAME
-    assert ("host->node" if cls.TO_NODE else "node->host") == vector["direction"]
+    assert ("host->node" if cls.TO_DEVICE else "node->host") == vector["direction"]
     raw = encode_message(cls(**vector["fields"]), vector["seq"])
     assert raw.hex() == vector["hex"]
 
