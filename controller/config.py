@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import ConfigError
+from drivers.pockets import DEFAULT_PINS, POCKET_NAMES
 from engine.errors import UnknownGameError
 from engine.registry import get_game
 
 BACKENDS = ("real", "fake", "sim", "node", "sim-firmware")
 SCOREBOARDS = ("none", "max7219", "emulated")
+POCKET_SOURCES = ("gpio", "node", "sim")
 GPIO_PINS = range(0, 28)
 
 
@@ -49,6 +51,8 @@ class SimConfig:
     players: tuple[str, ...] = ("Ann", "Bob")
     foul_rate: float = 0.03
     dead_ball_rate: float = 0.01
+    unread_rate: float = 0.1
+    """The simulated cue table: share of balls its ball-return reader fails to name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +84,23 @@ class ShoeConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class PocketsConfig:
+    """The cue table's pocket sensors and ball-return reader (docs/billiards-table.md)."""
+
+    source: str = "sim"
+    """"gpio" (throat switches on the Pi's pins), "node" (the pockets node) or "sim"."""
+    pins: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_PINS))
+    node_port: str | None = None
+    debounce: float = 0.01
+    ball_reader: bool = True
+    """Whether a ball-return reader names the balls (the node's, or the simulated one)."""
+    reader_wait: float = 3.0
+    """Seconds a fallen ball waits for the reader to name it."""
+    cue_number: int = 16
+    """The number the ball-return reader gives the cue ball."""
+
+
+@dataclass(frozen=True, slots=True)
 class ScoreboardConfig:
     kind: str = "emulated"
     spi_port: int = 0
@@ -102,6 +123,7 @@ class Config:
     scoreboard: ScoreboardConfig = field(default_factory=ScoreboardConfig)
     camera: CameraConfig = field(default_factory=CameraConfig)
     shoe: ShoeConfig = field(default_factory=ShoeConfig)
+    pockets: PocketsConfig = field(default_factory=PocketsConfig)
     source: str = "built-in simulated table"
 
     @classmethod
@@ -197,7 +219,7 @@ class _Reader:
     def config(self, data: Mapping[str, Any]) -> Config:
         base = Config()
         self.only(data, "", {"table", "dashboard", "lane", "sim", "scoreboard", "camera",
-                             "shoe"})
+                             "shoe", "pockets"})
         table = self.section(data, "table", {"id", "name", "game", "data_dir", "operator_pin",
                                              "snapshot_every"})
         table_id = self.get(table, "table", "id", str, base.table_id)
@@ -228,7 +250,8 @@ class _Reader:
             data_dir=data_dir, operator_pin=pin, snapshot_every=snapshot_every,
             host=self.get(dashboard, "dashboard", "host", str, base.host), port=port,
             lane=self.lane(data), sim=self.sim(data), scoreboard=self.scoreboard(data),
-            camera=self.camera(data), shoe=self.shoe(data), source=str(self.path))
+            camera=self.camera(data), shoe=self.shoe(data), pockets=self.pockets(data),
+            source=str(self.path))
 
     def lane(self, data: Mapping[str, Any]) -> LaneConfig:
         base = LaneConfig()
@@ -273,12 +296,12 @@ class _Reader:
     def sim(self, data: Mapping[str, Any]) -> SimConfig:
         base = SimConfig()
         sim = self.section(data, "sim", {"seed", "pace", "players", "foul_rate",
-                                         "dead_ball_rate"})
+                                         "dead_ball_rate", "unread_rate"})
         players = self.get(sim, "sim", "players", list, list(base.players))
         if not players or not all(isinstance(p, str) and p.strip() for p in players):
             raise self.fail("sim.players", "must be a list of player names")
         rates = {}
-        for key in ("foul_rate", "dead_ball_rate"):
+        for key in ("foul_rate", "dead_ball_rate", "unread_rate"):
             rates[key] = self.get(sim, "sim", key, float, getattr(base, key))
             if not 0 <= rates[key] <= 0.5:
                 raise self.fail(f"sim.{key}", "must be between 0 and 0.5")
@@ -286,7 +309,7 @@ class _Reader:
         if not 0 <= pace <= 60:
             raise self.fail("sim.pace", "must be between 0 and 60 seconds")
         return SimConfig(self.get(sim, "sim", "seed", int, base.seed), pace, tuple(players),
-                         rates["foul_rate"], rates["dead_ball_rate"])
+                         rates["foul_rate"], rates["dead_ball_rate"], rates["unread_rate"])
 
     def camera(self, data: Mapping[str, Any]) -> CameraConfig:
         base = CameraConfig()
@@ -338,6 +361,50 @@ class _Reader:
         if shuffler is not None and shuffler == port:
             raise self.fail("shoe.shuffler_port", f"{shuffler} is already the shoe's port")
         return ShoeConfig(port, packs, shuffler)
+
+    def pockets(self, data: Mapping[str, Any]) -> PocketsConfig:
+        base = PocketsConfig()
+        pockets = self.section(data, "pockets", {"source", "pins", "node_port", "debounce",
+                                                 "ball_reader", "reader_wait", "cue_number"})
+        source = self.get(pockets, "pockets", "source", str, base.source)
+        if source not in POCKET_SOURCES:
+            raise self.fail("pockets.source", f"{source!r} is not one of "
+                            f"{', '.join(POCKET_SOURCES)}")
+        pins = dict(base.pins)
+        if "pins" in pockets:
+            given = pockets["pins"]
+            if not isinstance(given, dict) or set(given) != set(POCKET_NAMES):
+                raise self.fail("pockets.pins", "must map each pocket ("
+                                f"{', '.join(POCKET_NAMES)}) to a GPIO pin, e.g. "
+                                "pins = { head-left = 5, head-right = 6, ... }")
+            pins = {name: self.pin(given, "pockets.pins", name, 0) for name in POCKET_NAMES}
+        used: dict[int, str] = {}
+        for name in POCKET_NAMES:
+            if pins[name] in used:
+                raise self.fail(f"pockets.pins.{name}", f"GPIO {pins[name]} is already used "
+                                f"by pockets.pins.{used[pins[name]]}")
+            used[pins[name]] = name
+        node_port: str | None = self.get(pockets, "pockets", "node_port", str, None)
+        if node_port is not None and (not node_port.strip() or node_port != node_port.strip()):
+            raise self.fail("pockets.node_port", f"{node_port!r} is not a serial port path, "
+                            "e.g. /dev/serial/by-id/usb-...")
+        if source == "node" and node_port is None:
+            raise self.fail("pockets.source", 'source "node" needs pockets.node_port, the '
+                            "pockets node's serial port, e.g. /dev/serial/by-id/usb-...")
+        debounce = self.get(pockets, "pockets", "debounce", float, base.debounce)
+        if not 0.001 <= debounce <= 0.2:
+            raise self.fail("pockets.debounce", f"{debounce} s is out of range (0.001-0.2 s)")
+        reader = self.get(pockets, "pockets", "ball_reader", bool, source != "gpio")
+        if reader and source == "gpio":
+            raise self.fail("pockets.ball_reader", 'a ball-return reader is read by the '
+                            'pockets node: use source = "node", or ball_reader = false')
+        wait = self.get(pockets, "pockets", "reader_wait", float, base.reader_wait)
+        if not 0.1 <= wait <= 30:
+            raise self.fail("pockets.reader_wait", f"{wait} s is out of range (0.1-30 s)")
+        cue = self.get(pockets, "pockets", "cue_number", int, base.cue_number)
+        if not 1 <= cue <= 255:
+            raise self.fail("pockets.cue_number", f"the reader names balls 1-255, not {cue}")
+        return PocketsConfig(source, pins, node_port, debounce, reader, wait, cue)
 
     def scoreboard(self, data: Mapping[str, Any]) -> ScoreboardConfig:
         base = ScoreboardConfig()

@@ -16,6 +16,7 @@ from fastapi import FastAPI
 from controller.bus import Change
 from controller.card_table import CardRunner
 from controller.config import Config
+from controller.cue_table import CueRunner, CueTable
 from controller.dice_table import DiceRunner
 from controller.errors import Rejected
 from controller.eventlog import SqliteEventLog
@@ -31,6 +32,7 @@ from drivers.wire.link import LinkState, NodeLink, StateHandler
 from drivers.wire.messages import NODE_INPUTS, NodeType, node_type_name
 from drivers.wire.nodes import build_node_lane
 from drivers.wire.simnode import SimNode
+from engine.billiards.table import BILLIARD_FAMILIES
 from engine.bowling.laws import DISPLACED_PINS
 from engine.core import JSON
 from engine.registry import get_game
@@ -358,15 +360,16 @@ class Service:
 
     app: FastAPI
     table: Table
-    runner: LaneRunner | DiceRunner | CardRunner
+    runner: LaneRunner | DiceRunner | CardRunner | CueRunner
 
 
 def build(config: Config) -> Service:
     """The table, its devices and its dashboard, from the config; the log is recovered."""
-    get_game(config.game)
+    family = get_game(config.game).family
     config.data_dir.mkdir(parents=True, exist_ok=True)
-    table = Table(SqliteEventLog(config.log_path), config.table_id, name=config.name,
-                  snapshot_every=config.snapshot_every)
+    kind = CueTable if family in BILLIARD_FAMILIES else Table
+    table = kind(SqliteEventLog(config.log_path), config.table_id, name=config.name,
+                 snapshot_every=config.snapshot_every)
     recovery = table.recover()
     log.info("table %s: log %s at entry %d (snapshot at %d, %d entries replayed)",
              config.table_id, config.log_path, recovery.seq, recovery.snapshot_seq,
@@ -377,12 +380,13 @@ def build(config: Config) -> Service:
             board.show(change.view)
         table.bus.subscribe("scoreboard", show)
         board.show(table.view())
-    runner: LaneRunner | DiceRunner | CardRunner
-    family = get_game(config.game).family
+    runner: LaneRunner | DiceRunner | CardRunner | CueRunner
     if family == "dice":
         runner = DiceRunner(config, table)
     elif family == "banking-cards":
         runner = CardRunner(config, table)
+    elif family in BILLIARD_FAMILIES:
+        runner = CueRunner(config, table)
     else:
         runner = LaneRunner(config, table)
 

@@ -50,6 +50,7 @@ class Resolve(BaseModel):
     dice: list[int] | None = Field(default=None, min_length=1, max_length=9)
     to: str | None = Field(default=None, min_length=1, max_length=40)
     card: str | None = Field(default=None, min_length=2, max_length=3)
+    ball: int | Annotated[str, Field(min_length=1, max_length=20)] | None = None
     foul: bool = False
     void: bool = False
     reason: Reason
@@ -163,6 +164,12 @@ def create_app(table: Table, operator_pin: str, *,
             if body.to is None:
                 raise HTTPException(422, "say which hand the card went to, or void the reading")
             event = {"type": "card", "to": body.to, "card": body.card or reading["card"]}
+        elif reading.get("type") == "pocket":
+            ball = body.ball if body.ball is not None else reading.get("ball")
+            if ball is None:
+                raise HTTPException(422, f"say which ball fell in {reading.get('pocket')}, "
+                                         "or void the reading")
+            event = {"type": "pocket", "ball": ball, "pocket": reading.get("pocket")}
         elif reading.get("type") == "throw":
             if body.dice is None:
                 raise HTTPException(422, "give the dice faces, or void the reading")

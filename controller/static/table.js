@@ -18,6 +18,7 @@
   const MARK_WORDS = { X: "strike", "/": "spare", F: "foul", "-": "no pins" };
   const MARK_CLASSES = { X: "mark-strike", "/": "mark-spare", F: "mark-foul", "-": "mark-miss" };
   const PIN_KEY = "hoyle-operator-pin";
+  const CUE_FAMILIES = ["carom-billiards", "pocket-billiards"];
   const FIRST_RETRY_MS = 500;
   const LAST_RETRY_MS = 15000;
   const SVG = "http://www.w3.org/2000/svg";
@@ -80,12 +81,14 @@
     const game = isObject(view.game) ? view.game : null;
     const dice = game !== null && game.family === "dice";
     const cards = game !== null && game.family === "banking-cards";
+    const cue = game !== null && CUE_FAMILIES.includes(game.family);
     renderHeader(view, game);
     renderBanner(view);
     renderUp(view, game);
-    renderSheet(dice || cards ? null : game);
+    renderSheet(dice || cards || cue ? null : game);
     window.hoyleDice.render(helpers(), dice ? game : null);
     window.hoyleCards.render(helpers(), cards ? game : null);
+    window.hoyleBilliards.render(helpers(), cue ? game : null);
     window.hoyleDice.renderAudit(helpers(), view);
     renderRulings(game);
     renderDevices(list(view.devices));
@@ -138,6 +141,8 @@
       ({ label, name, where } = window.hoyleDice.up(helpers(), game));
     } else if (game.family === "banking-cards") {
       ({ label, name, where } = window.hoyleCards.up(helpers(), game));
+    } else if (CUE_FAMILIES.includes(game.family)) {
+      ({ label, name, where } = window.hoyleBilliards.up(helpers(), game));
     } else if (up) {
       const row = rowOf(game, up.player);
       label = "Up";
@@ -528,6 +533,7 @@
         const kind = isObject(flag.reading) ? flag.reading.type : "";
         const form = kind === "throw" ? window.hoyleDice.flagForm(helpers(), flag, path)
           : kind === "card" ? window.hoyleCards.flagForm(helpers(), flag, path)
+          : kind === "pocket" ? window.hoyleBilliards.flagForm(helpers(), flag, path, game)
             : flagForm(flag, pins);
         state.flagForms.set(flag.seq, form);
         forms.append(form);

@@ -12,7 +12,10 @@ A stroke is reported as it happens and then closed:
   need that no pocket sensor gives: `path`, the cue ball's contacts in order (ball names
   and "cushion"; empty for a clean miss); `driven`, how many object balls were driven to a
   cushion; `safety`, a declared safety; `pins`, the pins knocked down; `bottle`, what the
-  bottle did. A game refuses a stroke without a fact it needs, naming it;
+  bottle did; `direct`, the pins the cue ball knocked down before it struck a ball;
+  `bottle_by`, what moved the bottle; `balk`, whether the stroke was played with both
+  object balls in one balk space (anchor or crotch) and left both there. A game refuses a
+  stroke without a fact it needs, naming it;
 - `count` (carom tables without a contact tracker): the referee's count of the stroke,
   `{"type": "count", "points": 1}`, closing it as a `stroke` would (0: no count);
 - `private`: the small numbered ball a player drew from the bottle (the games played for a
@@ -40,6 +43,10 @@ CUSHION = "cushion"
 CUE = "cue"
 #: What a bottle can do on a stroke at bottle pool.
 BOTTLE = ("upset", "stood", "off")
+#: What moved the bottle: the cue ball after striking an object ball ("carom"), the cue ball
+#: before striking one ("cue"), an object ball ("ball"), or an object ball touched it and
+#: the cue ball also moved it ("both").
+BOTTLE_BY = ("carom", "cue", "ball", "both")
 #: Fouls only a referee sees (the American Billiard Laws; each game lists those it rules on).
 REFEREE_FOULS: tuple[str, ...] = ("push", "double-hit", "no-foot", "touched-ball",
                                   "moving-ball", "wrong-ball", "out-of-turn")
@@ -157,6 +164,9 @@ class StrokeEvent(Event):
     pins: tuple[str, ...] | None = None
     bottle: str | None = None
     points: int | None = None
+    direct: tuple[str, ...] | None = None
+    bottle_by: str | None = None
+    balk: bool | None = None
 
     @property
     def first(self) -> str | None:
@@ -201,6 +211,12 @@ class StrokeEvent(Event):
             data["pins"] = list(self.pins)
         if self.bottle is not None:
             data["bottle"] = self.bottle
+        if self.direct is not None:
+            data["direct"] = list(self.direct)
+        if self.bottle_by is not None:
+            data["bottle_by"] = self.bottle_by
+        if self.balk is not None:
+            data["balk"] = self.balk
         return data
 
 
@@ -248,7 +264,23 @@ def parse_stroke(data: Mapping[str, Any], table: TableFacts, game: str) -> Strok
     driven = _whole(data, "driven", "stroke", 0, len(table.balls))
     if missed and driven is None and "driven" in table.needs:
         driven = 0
-    return StrokeEvent(path, driven, safety, pins, None if bottle == "none" else bottle)
+    direct = data.get("direct")
+    if direct is not None:
+        if (not isinstance(direct, list) or len(set(map(str, direct))) != len(direct)
+                or not set(map(str, direct)) <= set(pins or ())):
+            raise IllegalEventError(f"stroke: direct must list pins among those knocked "
+                                    f"down ({list(pins or ())}), not {direct!r}")
+        direct = tuple(str(p) for p in direct)
+    bottle_by = data.get("bottle_by")
+    if bottle_by is not None and bottle_by not in BOTTLE_BY:
+        raise IllegalEventError(f"stroke: bottle_by must be one of {', '.join(BOTTLE_BY)}, "
+                                f"not {bottle_by!r}")
+    balk = data.get("balk")
+    if balk is not None and not isinstance(balk, bool):
+        raise IllegalEventError(f"stroke: balk must be true or false, not {balk!r}")
+    # "none" is kept, not dropped, so that a stroke that needs the fact survives a save.
+    return StrokeEvent(path, driven, safety, pins, bottle,
+                       direct=direct, bottle_by=bottle_by, balk=balk)
 
 
 def parse_count(data: Mapping[str, Any], table: TableFacts, game: str) -> StrokeEvent:
@@ -268,6 +300,11 @@ FACTS: Mapping[str, str] = {
     "driven": "how many object balls were driven to a cushion",
     "pins": "the pins knocked down",
     "bottle": "what the bottle did: upset, stood, off or none",
+    "direct": "the pins the cue ball knocked down before it struck a ball",
+    "bottle_by": "what moved the bottle: carom (the cue ball off an object ball), cue (the "
+                 "cue ball before striking a ball), ball (an object ball) or both",
+    "balk": "whether the stroke was played with both object balls in one balk space (anchor "
+            "or crotch) and left both there: true or false",
 }
 
 

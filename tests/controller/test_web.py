@@ -42,7 +42,7 @@ def test_page_and_its_assets_are_served(client: TestClient) -> None:
     assert page.status_code == 200 and "/static/table.js" in page.text
     assert client.get("/static/table.js").status_code == 200
     assert client.get("/static/table.css").status_code == 200
-    for script in ("dice.js", "cards.js"):
+    for script in ("dice.js", "cards.js", "billiards.js"):
         assert f"/static/{script}" in page.text
         assert client.get(f"/static/{script}").status_code == 200
 

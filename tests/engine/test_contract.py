@@ -89,10 +89,10 @@ def as_json(data: Mapping[str, Any]) -> JSON:
 
 
 def seat(game_id: str, count: int) -> tuple[tuple[str, ...], State]:
-    """A new game for `count` players, or for the fewest more the game seats (cue games
-    are for two or more, man-of-war for three)."""
+    """A new game for `count` players, or for the nearest number the game seats, more
+    before fewer (cue games are for two or more, man-of-war for three)."""
     game = get_game(game_id)
-    for size in range(count, 4):
+    for size in sorted(range(1, 4), key=lambda size: (size < count, abs(size - count))):
         players = tuple(["Ann", "Bob", "Cy"][:size])
         try:
             return players, game.new_state(players)

@@ -13,7 +13,7 @@ import pytest
 STATIC = Path(__file__).resolve().parents[2] / "controller" / "static"
 HTML = (STATIC / "table.html").read_text(encoding="utf-8")
 #: The page's scripts, in the order it loads them: each family's view, then the page itself.
-SCRIPTS = ("dice.js", "cards.js", "table.js")
+SCRIPTS = ("dice.js", "cards.js", "billiards.js", "table.js")
 JS = "\n".join((STATIC / name).read_text(encoding="utf-8") for name in SCRIPTS)
 CSS = (STATIC / "table.css").read_text(encoding="utf-8")
 

@@ -1,0 +1,405 @@
+"""A billiard or pool table: the pocket sensors report the balls, the referee the rest.
+
+`CueRunner` opens the table's pockets (`[pockets]`, docs/billiards-table.md) and records
+each ball they report:
+
+- named by the ball-return reader: the event `{"type": "pocket", "ball": "9", "pocket":
+  "foot-left"}` through `Table.reading`, so a ball the game cannot take now (one already
+  down, one the game does not have) is flagged, not lost;
+- not named: a `flag` asking the referee which ball fell in that pocket; he names it
+  through the flags' resolve route (`{"ball": 9}`), or voids it.
+
+Everything else a stroke needs comes from the referee through the operator's events
+(`/api/events`): the stroke with its facts, a count, a call, a foul, a ball off the
+table, a private ball drawn. `CueTable` shows what the game awaits (the engine's
+`awaiting()`, and each ball still to be named) and the facts the referee's controls
+need, and refuses to close a stroke while a ball fallen in it waits to be named.
+
+On the simulated table (`pockets.source = "sim"`) balls fall through mock pins (with
+contact bounce) and a simulated reader names most of them; a simulated referee names
+the rest, calls, and closes each stroke with the facts the game needs, made up to agree
+with what fell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import threading
+from collections import deque
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any, TypeVar
+
+import serial
+
+from controller.bus import Change
+from controller.config import Config
+from controller.errors import Rejected
+from controller.table import Table
+from drivers.backends import choose_backend, make_pin_factory
+from drivers.errors import DriverError
+from drivers.pockets import PocketReport, Pockets, build_gpio_pockets, build_node_pockets
+from drivers.wire.link import LinkState, NodeLink
+from drivers.wire.messages import NodeType, node_type_name
+from engine.billiards.core import CUE, CUSHION
+from engine.billiards.table import CueState
+from engine.core import JSON
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+SOURCE = "sensor:pockets"
+REFEREE = "sim:referee"
+DEVICE = "pockets"
+#: How long a thread waits for the event loop to record what the pockets reported.
+RECORD_TIMEOUT = 30.0
+NEW_GAME_PAUSE = 3.0
+#: The events that close a stroke: none may while a ball fallen in it is not named.
+CLOSINGS = ("stroke", "count")
+# A node's link state as the device's; "connecting" and "closed" are the service's own.
+LINK_DEVICE_STATES = {"running": "working", "unplugged": "unavailable",
+                      "shutdown": "unavailable", "refused": "unavailable"}
+
+#: The simulated strokes: how many balls fall (weights for 0, 1, 2, 3).
+SIM_FALLS = (50, 35, 11, 4)
+SIM_SCRATCH = 0.05
+SIM_MISS = 0.04
+#: Seconds the simulated ball rests in the throat (and the throat is empty after it), and
+#: the bounces as it lands.
+SIM_IN_THROAT = 0.05
+SIM_BOUNCES = 3
+
+
+def is_pocket_flag(flag: Mapping[str, Any]) -> bool:
+    """Whether an open flag is a ball the pockets reported that the referee must name."""
+    reading = flag.get("reading")
+    return isinstance(reading, Mapping) and reading.get("type") == "pocket"
+
+
+class CueTable(Table):
+    """A cue table's `Table`: its view says what the game awaits and what the referee gives.
+
+    The view's game gains `awaiting` (each fact the next ruling needs and who supplies
+    it: the balls still to be named first) and `referee` (the game's stroke facts, fouls,
+    calls, balls and pockets, for the referee's controls).
+    """
+
+    def view(self) -> JSON:
+        view = super().view()
+        engine = self.state.engine
+        game = view["game"]
+        if game is None or not isinstance(engine, CueState):
+            return view
+        striker = game.get("striker")
+        naming = [{"fact": "ball", "source": "referee", "player": striker,
+                   "detail": str(flag["what"])}
+                  for flag in self.state.flags.values() if is_pocket_flag(flag)]
+        game["awaiting"] = naming + [a.to_json() for a in engine.awaiting()]
+        table = engine.TABLE
+        game["referee"] = {
+            "kinds": list(engine.kinds()), "needs": list(table.needs), "counts": table.counts,
+            "fouls": list(engine.FOULS), "calls": engine.CALLS, "balls": list(table.balls),
+            "pockets": list(table.pockets), "pins": list(table.pins),
+            "private": None if engine.PRIVATE is None else list(engine.PRIVATE),
+        }
+        return view
+
+    async def record(self, kind: str, source: str, body: Mapping[str, Any]) -> Change:
+        """As `Table.record`; a stroke is refused while a ball fallen in it is not named."""
+        event = body.get("event")
+        if kind == "event" and isinstance(event, Mapping) and event.get("type") in CLOSINGS:
+            waiting = [flag for flag in self.state.flags.values() if is_pocket_flag(flag)]
+            if waiting:
+                raise Rejected(f"{event['type']}: a ball that fell in this stroke is not "
+                               f"named yet ({waiting[0]['what']}): resolve flag "
+                               f"{waiting[0]['seq']} first")
+        return await super().record(kind, source, body)
+
+
+class CueRunner:
+    """Opens the cue table's pockets and records their reports; on the sim, plays too."""
+
+    def __init__(self, config: Config, table: Table, *,
+                 serial_factory: Callable[..., Any] = serial.Serial) -> None:
+        self.config = config
+        self.table = table
+        self.serial_factory = serial_factory
+        self.stop = threading.Event()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.pockets: Pockets | None = None
+        self.link: NodeLink | None = None
+        self.pin_factory: Any = None
+        self.thread: threading.Thread | None = None
+        self.rng = random.Random(config.sim.seed)
+        self.taken = threading.Condition()
+        self.reports_taken = 0
+        #: What really fell on the simulated table, for the simulated referee: (pocket, ball).
+        self.truth: deque[tuple[str, str]] = deque()
+
+    async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        try:
+            detail = await asyncio.to_thread(self._open)
+        except (DriverError, OSError, ValueError) as error:
+            log.error("the cue table's pockets could not be opened: %s", error)
+            await self.table.device(DEVICE, "unavailable", str(error))
+            return
+        if detail is not None:
+            await self.table.device(DEVICE, "working", detail)
+        if self.config.pockets.source == "sim":
+            self.thread = threading.Thread(target=self._play, name="hoyle-sim-cue", daemon=True)
+            self.thread.start()
+
+    def _open(self) -> str | None:
+        """Open the pockets; what the device state says, or None if the node's link will."""
+        pockets = self.config.pockets
+        wait = pockets.reader_wait if pockets.ball_reader else 0.0
+        if pockets.source == "node":
+            assert pockets.node_port is not None
+            self.link = NodeLink(pockets.node_port, node_type=NodeType.POCKETS,
+                                 on_state=self._node_state,
+                                 serial_factory=self.serial_factory, start=False)
+            self.pockets = build_node_pockets(self.link, on_report=self._on_report,
+                                              reader_wait=wait)
+            return None
+        backend = "fake" if pockets.source == "sim" else choose_backend("real")
+        self.pin_factory = make_pin_factory(backend)
+        self.pockets = build_gpio_pockets(pockets.pins, pin_factory=self.pin_factory,
+                                          on_report=self._on_report, debounce=pockets.debounce,
+                                          reader_wait=wait)
+        if pockets.source == "sim":
+            reader = "a simulated ball-return reader" if pockets.ball_reader else "no reader"
+            return f"simulated table: mock pins, {reader}"
+        return f"{backend} pins " + ", ".join(f"{name} GPIO{pin}"
+                                               for name, pin in pockets.pins.items())
+
+    def _node_state(self, state: LinkState) -> None:
+        """The link's state as the device's (on the link's thread: not waited for)."""
+        device_state = LINK_DEVICE_STATES.get(state["state"])
+        if device_state is None or self.loop is None or self.loop.is_closed():
+            return
+        if device_state == "working":
+            detail = (f"{state['port']}: {node_type_name(state['node_type'] or 0)} node, "
+                      f"firmware {state['firmware']}")
+        else:
+            detail = f"{state['state']} on {state['port']}: {state['detail']}"
+        asyncio.run_coroutine_threadsafe(self.table.device(DEVICE, device_state, detail),
+                                         self.loop)
+
+    def close(self) -> None:
+        self.stop.set()
+        with self.taken:
+            self.taken.notify_all()
+        if self.thread is not None:
+            self.thread.join(RECORD_TIMEOUT)
+        if self.link is not None:
+            self.link.on_state = None
+        if self.pockets is not None:
+            self.pockets.close()
+        if self.link is not None:
+            self.link.close()
+
+    # -- what the pockets report -------------------------------------------------------------
+
+    def _on_report(self, report: PocketReport) -> None:
+        """The pockets' thread: each report is recorded before the next is taken."""
+        if self.loop is not None and not self.loop.is_closed():
+            self._call(self.take(report))
+        with self.taken:
+            self.reports_taken += 1
+            self.taken.notify_all()
+
+    def ball_name(self, number: int) -> str:
+        """The game's name of the ball the reader numbered."""
+        return CUE if number == self.config.pockets.cue_number else str(number)
+
+    async def take(self, report: PocketReport) -> None:
+        """Record one ball the pockets reported (see the module docstring)."""
+        seen: JSON = {"seen": {"pocket": report.pocket, "reader": report.ball}}
+        view = self.table.view()
+        if view["game"] is None or view["game"]["over"]:
+            await self.table.record("note", SOURCE, {
+                "what": f"a ball fell in {report.pocket} with no game in progress", **seen})
+        elif report.ball is None:
+            await self.table.record("flag", SOURCE, {
+                "reading": {"type": "pocket", "ball": None, "pocket": report.pocket},
+                "why": f"which ball fell in {report.pocket}?", **seen})
+        else:
+            await self.table.reading({"type": "pocket", "ball": self.ball_name(report.ball),
+                                      "pocket": report.pocket}, SOURCE, seen)
+
+    def _call(self, coroutine: Coroutine[Any, Any, T]) -> T | None:
+        """Run `coroutine` on the service's loop and wait for it; None if it was refused."""
+        assert self.loop is not None
+        try:
+            return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(RECORD_TIMEOUT)
+        except Rejected as error:
+            log.warning("the table refused: %s", error)
+            return None
+
+    # -- the simulated table ---------------------------------------------------------------
+
+    def _play(self) -> None:
+        """The simulated players and referee: play while a game runs, start one when none."""
+        while not self.stop.is_set():
+            try:
+                self._step()
+            except Exception:
+                if self.stop.is_set():
+                    break
+                log.exception("the simulated referee stumbled; trying again")
+                self.stop.wait(1.0)
+
+    def _step(self) -> None:
+        view = self._call(_view(self.table))
+        if view is None:
+            return
+        flags = [f for f in view["flags"] if is_pocket_flag(f)]
+        if flags:
+            self._name_ball(flags[0])
+            return
+        if view["status"] == "paused":
+            self.stop.wait(0.5)
+            return
+        if view["game"] is None or view["game"]["over"]:
+            if self.stop.wait(NEW_GAME_PAUSE):
+                return
+            self.truth.clear()
+            self._call(self.table.record("start", "sim", {
+                "game": self.config.game, "players": list(self.config.sim.players),
+                "options": {}}))
+            return
+        engine = self.table.state.engine
+        assert isinstance(engine, CueState)
+        if self._game_acts(engine):
+            return
+        self._stroke(engine)
+        self.stop.wait(self.config.sim.pace)
+
+    def _name_ball(self, flag: JSON) -> None:
+        """The simulated referee names the ball that fell in the flag's pocket."""
+        if self.stop.wait(min(self.config.sim.pace, 1.0)):
+            return
+        reading = flag["reading"]
+        ball = reading.get("ball")
+        engine = self.table.state.engine
+        if ball is None and isinstance(engine, CueState):
+            # The first ball that really fell there and is not down yet (named by the reader).
+            ball = next((b for p, b in self.truth
+                         if p == reading["pocket"] and b in engine.on_table), None)
+        if ball is not None:
+            named = {"flag": flag["seq"], "event": {**reading, "ball": ball},
+                     "reason": "named by the referee"}
+            if self._call(self.table.record("resolve", REFEREE, named)) is not None:
+                return
+        self._call(self.table.record("resolve", REFEREE, {
+            "flag": flag["seq"], "event": None,
+            "reason": "the referee cannot say which ball fell there"}))
+
+    def _game_acts(self, engine: CueState) -> bool:
+        """Acts the game awaits before the stroke (a ball spotted...) and private balls drawn."""
+        awaited = {a.fact for a in engine.awaiting()} - {"stroke", "pocket"}
+        acts = [e.to_json() for e in engine.legal_events()
+                if e.type == "private" or e.type in awaited]
+        if not acts:
+            return False
+        self._call(self.table.record("event", REFEREE, {"event": self.rng.choice(acts)}))
+        return True
+
+    def _stroke(self, engine: CueState) -> None:
+        """One stroke: a call where the game has them, balls through the pockets, the facts."""
+        calls = [e.to_json() for e in engine.legal_events() if e.type == "call"]
+        call = self.rng.choice(calls) if calls else None
+        if call is not None:
+            self._call(self.table.record("event", REFEREE, {"event": call}))
+        fallen = self._drop_balls(engine, call)
+        if fallen is None:
+            return
+        while not self.stop.is_set():
+            flags = [f for f in self.table.state.flags.values() if is_pocket_flag(f)]
+            if not flags:
+                break
+            self._name_ball(flags[0])
+        if self.rng.random() < self.config.sim.foul_rate and engine.FOULS:
+            self._call(self.table.record("event", REFEREE, {"event": {
+                "type": "foul", "kind": self.rng.choice(engine.FOULS)}}))
+        self._close_stroke(engine, fallen)
+
+    def _drop_balls(self, engine: CueState, call: JSON | None) -> list[str] | None:
+        """Balls fall through the mock pins, the reader names most; None if the sim stopped."""
+        pockets = list(engine.TABLE.pockets)
+        if not pockets or self.pockets is None:
+            return []
+        objects = [b for b in engine.on_table if b not in engine.RETURNED]
+        count = min(len(objects), self.rng.choices(range(len(SIM_FALLS)), SIM_FALLS)[0])
+        fallen = self.rng.sample(objects, count)
+        if call is not None and fallen and self.rng.random() < 0.6:
+            fallen[0] = str(call["ball"])
+            fallen = list(dict.fromkeys(fallen))
+        if CUE in engine.on_table and self.rng.random() < SIM_SCRATCH:
+            fallen.append(CUE)
+        with self.taken:
+            before = self.reports_taken
+        for ball in fallen:
+            called = call is not None and call.get("pocket") and call["ball"] == ball
+            pocket = str(call["pocket"]) if call is not None and called else \
+                self.rng.choice(pockets)
+            self.truth.append((pocket, ball))
+            self._fall(pocket, ball)
+        with self.taken:
+            self.taken.wait_for(lambda: self.reports_taken >= before + len(fallen)
+                                or self.stop.is_set(),
+                                self.config.pockets.reader_wait + RECORD_TIMEOUT)
+        return None if self.stop.is_set() else fallen
+
+    def _fall(self, pocket: str, ball: str) -> None:
+        """One ball lands in the pocket's throat (bouncing), rests, rolls on to the reader."""
+        assert self.pin_factory is not None and self.pockets is not None
+        pin = self.pin_factory.pin(self.config.pockets.pins[pocket])
+        for _ in range(SIM_BOUNCES):
+            pin.drive_low()
+            pin.drive_high()
+        pin.drive_low()
+        self.stop.wait(SIM_IN_THROAT)
+        pin.drive_high()
+        # The throat stays open a moment before another ball can land in it.
+        self.stop.wait(SIM_IN_THROAT)
+        number = self.config.pockets.cue_number if ball == CUE else \
+            int(ball) if ball.isdigit() else None
+        if (self.config.pockets.ball_reader and number is not None
+                and self.rng.random() >= self.config.sim.unread_rate):
+            self.pockets.ball_returned(number)
+
+    def _close_stroke(self, engine: CueState, fallen: list[str]) -> None:
+        """The simulated referee closes the stroke with facts that agree with what fell."""
+        if self.stop.is_set():
+            return
+        table = engine.TABLE
+        closing: JSON
+        if table.counts and not table.pockets:
+            closing = {"type": "count", "points": self.rng.choice((0, 0, 1, 1, 1, 2))}
+        else:
+            closing = {"type": "stroke"}
+            objects = [b for b in fallen if b != CUE]
+            others = [b for b in engine.on_table if b not in engine.RETURNED]
+            missed = not objects and (not others or self.rng.random() < SIM_MISS)
+            path: list[str] = [] if missed else [objects[0] if objects
+                                                 else self.rng.choice(others)]
+            if path and self.rng.random() < 0.5:
+                path.append(CUSHION)
+            facts: JSON = {"path": path, "driven": 0 if missed else self.rng.randint(0, 2),
+                           "pins": [p for p in engine.pins_up if self.rng.random() < 0.3],
+                           "bottle": "none"}
+            closing.update((fact, facts[fact]) for fact in table.needs if fact in facts)
+        if self._call(self.table.record("event", REFEREE, {"event": closing})) is None:
+            # The game wants what the sim did not make up: one of its own closings.
+            options = [e.to_json() for e in engine.closings()]
+            for option in self.rng.sample(options, len(options)):
+                if self._call(self.table.record("event", REFEREE, {"event": option})):
+                    break
+        self.truth.clear()
+
+
+async def _view(table: Table) -> JSON:
+    return table.view()

@@ -1,0 +1,285 @@
+// The cue table's part of the live page: the table drawn with the balls still on it and
+// those down (beside their pocket in this stroke, in the tray before), the score sheet,
+// the last ruling with its law, what the table waits for, and the referee's controls
+// (the stroke with the game's facts, a foul, a call, a count, a ball off) and his form to
+// name a ball the pockets could not. table.js calls it with its DOM helpers (`h`).
+"use strict";
+
+window.hoyleBilliards = (() => {
+  // Pool ball colours by number (9-15 are the striped balls of 1-7); colours by name.
+  const COLOURS = ["#f2c230", "#1f4fbf", "#d22b2b", "#5a2b8f", "#f07f1f", "#1f8a4c",
+    "#7a1f1f", "#111111"];
+  const NAMED = { cue: "#fbfaf5", white: "#fbfaf5", "spot-white": "#f1ecd9", red: "#d22b2b",
+    yellow: "#f2c230", green: "#1f8a4c", brown: "#7a4a1f", blue: "#1f4fbf", pink: "#f08cb4",
+    black: "#111111" };
+  // Pocket centres on a 0-200 by 0-110 drawing: the head is on the left.
+  const POCKETS = { "head-left": [10, 100], "head-right": [10, 10], "side-left": [100, 104],
+    "side-right": [100, 6], "foot-left": [190, 100], "foot-right": [190, 10] };
+  const BALL = 4.2;
+  let controlsKey = "";
+
+  function ballColour(name) {
+    const n = Number(name);
+    if (Number.isInteger(n) && n >= 1 && n <= 15) return COLOURS[(n - 1) % 8];
+    return NAMED[name] || "#c0c0c0";
+  }
+
+  function ball(h, name, x, y) {
+    const text = h.str(name);
+    const n = Number(text);
+    const group = h.svg("g", { class: "ball", transform: `translate(${x} ${y})` });
+    const striped = Number.isInteger(n) && n >= 9 && n <= 15;
+    group.append(h.svg("circle", { r: BALL, class: "ball-body",
+      fill: striped ? "#fbfaf5" : ballColour(text) }));
+    if (striped) {
+      // The band across a striped ball: the circle between two chords.
+      const b = BALL * 0.55;
+      const a = Math.sqrt(BALL * BALL - b * b);
+      group.append(h.svg("path", { fill: ballColour(text), d: `M ${-a} ${-b} A ${BALL} ${BALL} `
+        + `0 0 0 ${-a} ${b} L ${a} ${b} A ${BALL} ${BALL} 0 0 0 ${a} ${-b} Z` }));
+    }
+    if (Number.isInteger(n)) {
+      group.append(h.svg("circle", { r: BALL * 0.5, class: "ball-spot" }));
+      const label = h.svg("text", { "text-anchor": "middle", "dominant-baseline": "central",
+        class: "ball-number" });
+      label.textContent = text;
+      group.append(label);
+    }
+    const title = h.svg("title", {});
+    title.textContent = Number.isInteger(n) ? `${text}-ball` : `${text} ball`;
+    group.append(title);
+    return group;
+  }
+
+  // The table from above: balls on it racked in rows at the foot, those down this stroke
+  // beside the pocket they fell in, the rest down in the tray under the table.
+  function table(h, game) {
+    const on = h.list(game.table && game.table.on).map(h.str);
+    const down = h.list(game.table && game.table.down).map(h.str);
+    const stroke = h.isObject(game.stroke) ? game.stroke : {};
+    const fresh = h.list(stroke.pockets).filter(h.isObject);
+    const picture = h.svg("svg", { viewBox: "0 0 200 140", class: "pool-table", role: "img",
+      "aria-label": `${on.length} balls on the table; down: ${down.join(", ") || "none"}` });
+    picture.append(h.svg("rect", { x: 0, y: 0, width: 200, height: 110, rx: 8, class: "rail" }),
+      h.svg("rect", { x: 8, y: 8, width: 184, height: 94, rx: 2, class: "cloth" }),
+      h.svg("line", { x1: 50, y1: 8, x2: 50, y2: 102, class: "head-string" }));
+    for (const [name, [x, y]] of Object.entries(POCKETS)) {
+      picture.append(h.svg("circle", { cx: x, cy: y, r: 7, class: "pocket" }));
+      const label = h.svg("title", {});
+      label.textContent = name;
+      picture.lastChild.append(label);
+    }
+    const perRow = 6;
+    on.forEach((name, i) => {
+      const x = 120 + (i % perRow) * (BALL * 2 + 1.5);
+      const y = 30 + Math.floor(i / perRow) * (BALL * 2 + 1.5);
+      picture.append(ball(h, name, name === "cue" ? 35 : x, name === "cue" ? 55 : y));
+    });
+    const beside = new Map();
+    for (const item of fresh) {
+      const at = POCKETS[h.str(item.pocket)];
+      if (!at) continue;
+      const n = beside.get(item.pocket) || 0;
+      beside.set(item.pocket, n + 1);
+      const inward = at[1] > 55 ? -1 : 1;
+      picture.append(ball(h, h.str(item.ball), at[0] + (at[0] > 100 ? -1 : 1) * (12 + n * 9),
+        at[1] + inward * 8));
+    }
+    const tray = down.filter((name) => !fresh.some((item) => h.str(item.ball) === name));
+    picture.append(h.svg("rect", { x: 0, y: 116, width: 200, height: 22, rx: 4, class: "tray" }));
+    tray.forEach((name, i) => picture.append(ball(h, name, 8 + i * (BALL * 2 + 1.5), 127)));
+    return picture;
+  }
+
+  function up(h, game) {
+    const striker = h.str(game.striker);
+    const row = h.list(game.sheet).find((r) => h.isObject(r) && r.player === striker);
+    const where = row ? `Inning ${h.str(row.innings)} · run ${h.str(row.run)}` : "";
+    return { label: striker ? "Striker" : "Table", name: striker || h.str(game.name), where };
+  }
+
+  function render(h, game) {
+    const panel = h.$("billiards-panel");
+    panel.hidden = !game;
+    if (!game) {
+      controlsKey = "";
+      h.$("billiards-referee").hidden = true;
+      return;
+    }
+    h.$("billiards-table").replaceChildren(table(h, game));
+    const rows = h.list(game.sheet).filter(h.isObject);
+    const head = ["Player", "Score", "Innings", "Run", "High run"];
+    h.$("billiards-sheet").replaceChildren(
+      h.el("thead", {}, h.el("tr", {}, head.map((text) => h.el("th", { scope: "col", text })))),
+      h.el("tbody", {}, rows.map((row) => h.el("tr", {
+        class: h.list(game.winners).includes(row.player) ? "winner"
+          : row.player === game.striker ? "striker" : "" },
+      h.el("th", { scope: "row", text: h.str(row.player) }),
+      ["total", "innings", "run", "high_run"].map((key) => h.el("td", { text: h.str(row[key]) }))))));
+    const rulings = h.list(game.rulings).filter(h.isObject);
+    const last = rulings.length ? rulings[rulings.length - 1] : null;
+    const law = last && h.isObject(last.law) ? last.law : null;
+    h.$("billiards-ruling").replaceChildren(...(last ? [
+      h.el("p", { class: "ruling-text", text: h.str(last.text) }),
+      h.el("p", { class: "law-source", text: law
+        ? `${h.str(law.title)} (lines ${h.str(law.lines)})` : "" })]
+      : [h.el("p", { class: "empty", text: "No ruling yet." })]));
+    const waits = h.list(game.awaiting).filter(h.isObject);
+    h.$("billiards-awaiting").replaceChildren(...waits.map((w) => h.el("li", {
+      text: `${h.str(w.source)}: ${h.str(w.detail) || h.str(w.fact)}` })));
+    h.$("billiards-awaiting-empty").hidden = waits.length > 0;
+    renderControls(h, game);
+  }
+
+  function post(h, button, event, done) {
+    return h.act(button, "POST", "/api/events", { event }, done);
+  }
+
+  function picker(h, label, values, props) {
+    return h.el("label", { class: "field" }, label, h.el("select", props || {},
+      values.map((value) => h.el("option", { value: h.str(value), text: h.str(value) }))));
+  }
+
+  // The referee's controls, rebuilt only when the game or its facts change, so what the
+  // referee is typing stays.
+  function renderControls(h, game) {
+    const referee = h.isObject(game.referee) ? game.referee : null;
+    const box = h.$("billiards-referee");
+    box.hidden = !referee || game.over;
+    if (!referee) return;
+    const on = h.list(game.table && game.table.on).map(h.str);
+    const key = JSON.stringify([game.id, referee, on]);
+    if (key === controlsKey) return;
+    controlsKey = key;
+    const needs = h.list(referee.needs).map(h.str);
+    const kinds = h.list(referee.kinds).map(h.str);
+    const forms = [];
+
+    const facts = {};
+    const strokeFields = [];
+    if (needs.includes("path")) {
+      facts.path = h.el("input", { type: "text", autocomplete: "off", spellcheck: "false",
+        placeholder: "e.g. 9, cushion (empty: a miss)" });
+      strokeFields.push(h.el("label", { class: "field" }, "Cue ball's contacts", facts.path));
+    }
+    if (needs.includes("driven")) {
+      facts.driven = h.el("input", { type: "number", min: 0, max: 15, value: "0" });
+      strokeFields.push(h.el("label", { class: "field" }, "Balls driven to a cushion",
+        facts.driven));
+    }
+    if (needs.includes("pins")) {
+      facts.pins = h.el("input", { type: "text", autocomplete: "off",
+        placeholder: "pins down, e.g. 1, 3" });
+      strokeFields.push(h.el("label", { class: "field" }, "Pins knocked down", facts.pins));
+    }
+    if (needs.includes("bottle")) {
+      strokeFields.push(picker(h, "The bottle", ["none", "upset", "stood", "off"]));
+      facts.bottle = strokeFields[strokeFields.length - 1].querySelector("select");
+    }
+    const safety = h.el("input", { type: "checkbox" });
+    const strokeButton = h.el("button", { type: "submit", text: "Close the stroke" });
+    const strokeForm = h.el("form", { class: "op-section" }, h.el("h3", { text: "Stroke" }),
+      strokeFields, h.el("label", { class: "check" }, safety, " Safety declared"),
+      h.el("div", { class: "buttons" }, strokeButton));
+    strokeForm.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const event = { type: "stroke" };
+      const split = (text) => text.split(",").map((s) => s.trim()).filter(Boolean);
+      if (facts.path) event.path = split(facts.path.value);
+      if (facts.driven) event.driven = Number(facts.driven.value);
+      if (facts.pins) event.pins = split(facts.pins.value);
+      if (facts.bottle) event.bottle = facts.bottle.value;
+      if (safety.checked) event.safety = true;
+      post(h, strokeButton, event, "Stroke closed.");
+    });
+    forms.push(strokeForm);
+
+    if (referee.counts || kinds.includes("count")) {
+      const points = h.el("input", { type: "number", min: 0, max: 99, value: "1" });
+      const button = h.el("button", { type: "submit", text: "Count" });
+      const form = h.el("form", { class: "op-section" }, h.el("h3", { text: "Count" }),
+        h.el("label", { class: "field" }, "Points", points), button);
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        post(h, button, { type: "count", points: Number(points.value) }, "Counted.");
+      });
+      forms.push(form);
+    }
+    if (referee.calls) {
+      const callBall = picker(h, "Ball", on.filter((b) => b !== "cue"));
+      const callPocket = picker(h, "Pocket", ["", ...h.list(referee.pockets)]);
+      const button = h.el("button", { type: "submit", text: "Call" });
+      const form = h.el("form", { class: "op-section" }, h.el("h3", { text: "Call" }),
+        callBall, callPocket, button);
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        const event = { type: "call", ball: callBall.querySelector("select").value };
+        const pocket = callPocket.querySelector("select").value;
+        if (pocket) event.pocket = pocket;
+        post(h, button, event, "Call made.");
+      });
+      forms.push(form);
+    }
+    const fouls = h.list(referee.fouls).map(h.str);
+    if (fouls.length) {
+      const kind = picker(h, "Foul", fouls);
+      const button = h.el("button", { type: "submit", text: "Call foul" });
+      const form = h.el("form", { class: "op-section" }, h.el("h3", { text: "Foul" }), kind,
+        button);
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        post(h, button, { type: "foul", kind: kind.querySelector("select").value },
+          "Foul called.");
+      });
+      forms.push(form);
+    }
+    if (on.length) {
+      const offBall = picker(h, "Ball forced off the table", on);
+      const button = h.el("button", { type: "submit", text: "Ball off" });
+      const form = h.el("form", { class: "op-section" }, h.el("h3", { text: "Off the table" }),
+        offBall, button);
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        post(h, button, { type: "off", ball: offBall.querySelector("select").value },
+          "Ball off recorded.");
+      });
+      forms.push(form);
+    }
+    box.replaceChildren(h.el("h3", { text: "Referee" }), ...forms);
+  }
+
+  // The referee's form for a ball the pockets reported without a name.
+  function flagForm(h, flag, path, game) {
+    const reading = h.isObject(flag.reading) ? flag.reading : {};
+    const on = game && game.table ? h.list(game.table.on).map(h.str) : [];
+    const choices = reading.ball !== null && reading.ball !== undefined
+      ? [h.str(reading.ball), ...on.filter((b) => b !== h.str(reading.ball))] : on;
+    const which = picker(h, "Ball", choices, { required: true });
+    const reason = h.el("input", { type: "text", placeholder: "Why (kept in the log)",
+      autocomplete: "off" });
+    const confirm = h.el("button", { type: "submit", text: "This ball fell" });
+    const voidButton = h.el("button", { type: "button", class: "secondary",
+      text: "No ball fell (void)" });
+    const form = h.el("form", { class: "flag-form" },
+      h.el("p", { class: "flag-what", text: h.str(flag.what) }), which,
+      h.el("label", { class: "field" }, "Reason", reason),
+      h.el("div", { class: "buttons" }, confirm, voidButton));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      h.act(confirm, "POST", path, { ball: which.querySelector("select").value,
+        reason: reason.value.trim() || "named by the referee" }, "Ball named.");
+    });
+    voidButton.addEventListener("click", () => {
+      if (!reason.value.trim()) {
+        h.say("Say why the reading is void; the reason is kept in the log.", false);
+        reason.focus();
+        return;
+      }
+      h.act(voidButton, "POST", path, { void: true, reason: reason.value.trim() },
+        "Reading voided.");
+    });
+    return form;
+  }
+
+  return { up, render, flagForm };
+})();
