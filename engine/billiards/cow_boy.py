@@ -158,36 +158,36 @@ class CowBoyState(CueState):
     # -- the stroke ------------------------------------------------------------------------
 
     def rule(self, stroke: Stroke) -> list[Ruling]:
-        rulings = self.ruled(stroke)
+        phase = self.phase(self.striker_name)
+        fouls = list(dict.fromkeys(stroke.fouls))
+        rulings = []
+        if "push" in fouls and phase == "open":
+            fouls.remove("push")
+            rulings.append(Ruling("push", self.striker_name, 0, "A push carom is legitimate "
+                                  "in the first 90 points.", LAW_PUSH))
+        rulings += self.ruled(stroke, phase, fouls)
         for ball in list(self.down):
             self.spot(ball)
         return rulings
 
-    def ruled(self, stroke: Stroke) -> list[Ruling]:
+    def ruled(self, stroke: Stroke, phase: str, fouls: list[str]) -> list[Ruling]:
+        """The stroke's rulings, given the striker's phase and the fouls that count."""
         striker, facts = self.striker_name, stroke.facts
-        phase = self.phase(striker)
         opening, self.opened = not self.opened, True
-        self.in_hand = False
+        # The cue ball pocketed or forced off is in hand for the next stroke (rule 11).
+        self.in_hand = CUE in stroke.pocketed or CUE in stroke.off
         bare = CUE in stroke.pocketed and facts.first is None
         twice, self.bare_scratch[striker] = self.bare_scratch[striker] and bare, bare
         if twice:
             return self.forfeit_game(striker)
-        rulings = []
-        fouls = list(dict.fromkeys(stroke.fouls))
-        if "push" in fouls and phase == "open":
-            fouls.remove("push")
-            rulings.append(Ruling("push", striker, 0, "A push carom is legitimate in the "
-                                  "first 90 points.", LAW_PUSH))
         if fouls:
-            return rulings + self.lose_run("foul", f"made a foul ({', '.join(fouls)})",
-                                           self.foul_law(fouls[0], phase))
+            return self.lose_run("foul", f"made a foul ({', '.join(fouls)})",
+                                 self.foul_law(fouls[0], phase))
         if CUE in stroke.off:
-            self.in_hand = True
             return self.lose_run("scratch", "forced the cue ball off the table", LAW_SCRATCH)
         if phase == "last point":
             return self.last_point(stroke)
         if CUE in stroke.pocketed:
-            self.in_hand = True
             return self.lose_run("scratch", "pocketed the cue ball", LAW_SCRATCH)
         if opening and facts.first != "3":
             return self.lose_run("failed-opening", "did not play upon the 3-ball first on "
@@ -198,7 +198,7 @@ class CowBoyState(CueState):
         if phase == "caroms" and objects:
             return self.lose_run("hand-out", f"pocketed the {', '.join(objects)} while on "
                                  f"his caroms", LAW_BALL_ON_CAROMS)
-        return rulings + self.count(stroke, objects, phase)
+        return self.count(stroke, objects, phase)
 
     def count(self, stroke: Stroke, objects: list[str], phase: str) -> list[Ruling]:
         """The caroms and the balls of a fair stroke, up to exactly 90 (or 100)."""
@@ -256,16 +256,15 @@ class CowBoyState(CueState):
         designated = stroke.call.pocket if stroke.call is not None else None
         entered = stroke.pocket_of(CUE)
         if entered is not None and entered != designated:
-            self.in_hand = True
-            where = f"the {designated}" if designated else "no pocket designated"
-            return self.lose_run("hand-out", f"sent the cue ball into the {entered}, with "
-                                 f"{where}", LAW_LAST_POINT)
+            where = (f"not the designated {designated}" if designated
+                     else "with no pocket designated")
+            return self.lose_run("hand-out", f"sent the cue ball into the {entered}, {where}",
+                                 LAW_LAST_POINT)
         objects = [ball for ball in stroke.pocketed if ball != CUE]
         if entered is not None and facts.struck() == ["1"] and not objects:
             ruling = self.score(striker, 1, "last-point", f"{striker} plays off the 1-ball "
                                 f"into the {entered}: the last point.", LAW_LAST_POINT)
             return [ruling, self.finish([striker], LAW_SCORING, f"{striker} has 101")]
-        self.in_hand = entered is not None
         why = ("the cue ball stays on the table" if entered is None
                else "another ball is touched or pocketed")
         self.end_inning()
@@ -315,12 +314,14 @@ class CowBoyState(CueState):
     # -- what a random table reports -------------------------------------------------------
 
     def legal_events(self) -> list[Event]:
-        """The legal events a random table reports: each ball into one pocket (the cue ball
-        into the designated one at 100), only the cue ball forced off, a referee's foul only
-        before anything else happens on the stroke (all are accepted all the same).
+        """The legal events a random table reports (all others are accepted all the same):
+        in the first 90 each object ball into one pocket, on the caroms none; the cue ball
+        only into the designated pocket at 100; one call; a referee's foul only before
+        anything else happens on the stroke; a miss or the cue ball forced off only while
+        the striker has no run to lose.
 
         A random table offered every pocket for every ball plays strokes that nearly all
-        scratch, and its games never reach 101.
+        scratch, and one that loses runs at will seldom reaches 101.
         """
         return [event for event in super().legal_events() if self.listing(event)]
 
