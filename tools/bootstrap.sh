@@ -15,11 +15,10 @@ python_ok() {
 python_ok || need_apt+=(python3 python3-venv python3-dev)
 have gcc || need_apt+=(gcc)
 have sqlite3 || need_apt+=(sqlite3)
-if [ "${HOYLE_WITH_BROWSER:-0}" = 1 ]; then
-  have chromium || need_apt+=(chromium)
-fi
-# The test suite composes card scenes from Debian's card designs (tools/test.sh sets this).
+# The test suite composes card scenes from Debian's card designs and drives the dashboard
+# in Debian's Chromium (tools/test.sh sets this); Playwright never downloads a browser.
 if [ "${HOYLE_FOR_TESTS:-0}" = 1 ]; then
+  have chromium || need_apt+=(chromium)
   [ -d /usr/share/aisleriot/cards ] || need_apt+=(gnome-cards-data)
   [ -d /usr/share/carddecks ] || need_apt+=(kdegames-card-data-kf5)
   have rsvg-convert || need_apt+=(librsvg2-bin)
