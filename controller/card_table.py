@@ -24,13 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
-import threading
-from collections.abc import Coroutine
-from typing import Any, TypeVar
 
 from controller.config import Config
-from controller.errors import Rejected
+from controller.runner import RECORD_TIMEOUT, Runner
 from controller.table import Table
 from drivers.errors import DriverError
 from drivers.shoe.fake import FakeShoe
@@ -41,35 +37,24 @@ from engine.core import JSON
 from engine.registry import get_game
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
-#: How long a thread waits for the event loop to record what the shoe read.
-RECORD_TIMEOUT = 30.0
-READY_TIMEOUT = 10.0
 NEW_GAME_PAUSE = 3.0
 #: The simulated players: chance a player acts (bets, stands, draws) before the next card.
 SIM_ACT = 0.5
 
 
-class CardRunner:
+class CardRunner(Runner):
     """Opens the card table's shoe (and shuffler); on the simulated table, deals too."""
 
     def __init__(self, config: Config, table: Table) -> None:
-        self.config = config
-        self.table = table
-        self.stop = threading.Event()
-        self.loop: asyncio.AbstractEventLoop | None = None
+        super().__init__(config, table)
         self.shoe: DealerShoe | None = None
         self.fake: FakeShoe | None = None
         self.fake_shuffler: FakeShuffler | None = None
         self.shuffler: Shuffler | None = None
-        self.thread: threading.Thread | None = None
-        self.rng = random.Random(config.sim.seed)
-        self.taken = threading.Condition()
         self.cards_taken = 0
         self.packs = config.shoe.packs
         self.verified: list[tuple[str, ...]] = []
-        self.shuffler_thread: threading.Thread | None = None
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
@@ -80,13 +65,9 @@ class CardRunner:
             await self.table.device("shoe", "unavailable", str(error))
             return
         if self.shuffler is not None:
-            self.shuffler_thread = threading.Thread(target=self._verify_packs,
-                                                    name="hoyle-shuffler", daemon=True)
-            self.shuffler_thread.start()
+            self._spawn(self._verify_packs, "hoyle-shuffler")
         if self.fake is not None:
-            self.thread = threading.Thread(target=self._deal, name="hoyle-sim-dealer",
-                                           daemon=True)
-            self.thread.start()
+            self._spawn(lambda: self._play(self._step, "dealer"), "hoyle-sim-dealer")
 
     def _open(self) -> None:
         shoe = self.config.shoe
@@ -109,12 +90,7 @@ class CardRunner:
             self.shuffler = Shuffler(shuffler_port, packs=self.packs)
 
     def close(self) -> None:
-        self.stop.set()
-        with self.taken:
-            self.taken.notify_all()
-        for thread in (self.thread, self.shuffler_thread):
-            if thread is not None:
-                thread.join(RECORD_TIMEOUT)
+        super().close()
         for device in (self.shoe, self.shuffler, self.fake, self.fake_shuffler):
             if device is not None:
                 device.close()
@@ -156,14 +132,12 @@ class CardRunner:
         return hands
 
     def _on_health(self, health: ShoeHealth) -> None:
-        if self.stop.is_set() or self.loop is None or self.loop.is_closed():
-            return
-        if health.state in ("connecting", "closed"):
+        if self.stop.is_set() or health.state in ("connecting", "closed"):
             return
         state = "working" if health.state == "running" else "unavailable"
         detail = health.reason or (f"{health.identity.maker} {health.identity.serial} on "
                                    f"{health.port}" if health.identity else health.port)
-        asyncio.run_coroutine_threadsafe(self.table.device("shoe", state, detail), self.loop)
+        self._tell("shoe", state, detail)
 
     def _verify_packs(self) -> None:
         """Each pack the shuffler reads is verified; a bad one pauses the table with why."""
@@ -183,40 +157,17 @@ class CardRunner:
                 self.verified.append(pack.cards)
                 self.taken.notify_all()
 
-    def _call(self, coroutine: Coroutine[Any, Any, T]) -> T | None:
-        assert self.loop is not None
-        try:
-            return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(RECORD_TIMEOUT)
-        except Rejected as error:
-            log.warning("the table refused: %s", error)
-            return None
-
     # -- the simulated table ---------------------------------------------------------------
 
-    def _deal(self) -> None:
-        """The simulated dealer and players: play while a game runs, start one when none."""
-        while not self.stop.is_set():
-            try:
-                self._step()
-            except Exception:
-                if self.stop.is_set():
-                    break
-                log.exception("the simulated dealer stumbled; trying again")
-                self.stop.wait(1.0)
-
     def _step(self) -> None:
+        """The simulated dealer and players: play while a game runs, start one when none."""
         assert self.fake is not None
-        view = self._call(_view(self.table))
+        view = self._view()
         if view is None or view["status"] == "paused":
             self.stop.wait(0.5)
             return
         if view["game"] is None or view["game"]["over"]:
-            if self.stop.wait(NEW_GAME_PAUSE):
-                return
-            change = self._call(self.table.record("start", "sim", {
-                "game": self.config.game, "players": list(self.config.sim.players),
-                "options": {}}))
-            if change is not None:
+            if self._new_game(NEW_GAME_PAUSE) is not None:
                 self._fill_shoe()
             return
         engine = self.table.state.engine
@@ -251,7 +202,3 @@ class CardRunner:
                                 RECORD_TIMEOUT)
             if self.verified:
                 self.fake.load(list(self.verified.pop()), packs=self.packs)
-
-
-async def _view(table: Table) -> JSON:
-    return table.view()

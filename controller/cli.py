@@ -1,4 +1,4 @@
-"""The `hoyle` command: serve, games, adjudicate, replay, dice audit, vision eval, doctor.
+"""The `hoyle` command: serve, games, adjudicate, replay, dice audit, vision eval, doctor, pin-hash.
 
 Results go to stdout, messages to stderr. Exit 0 on success, 2 on bad input
 (a wrong config, an invalid transcript), 1 on other failures.
@@ -7,6 +7,8 @@ Results go to stdout, messages to stderr. Exit 0 on success, 2 on bad input
 from __future__ import annotations
 
 import argparse
+import getpass
+import ipaddress
 import json
 import logging
 import sys
@@ -14,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from controller.adjudicate import TranscriptError, adjudicate
+from controller.auth import PIN_PATTERN, hash_pin, is_pin_hash
 from controller.config import Config, load_config
 from controller.errors import ConfigError
 from engine.errors import UnknownGameError
@@ -45,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
                        "simulated lane)")
     serve.add_argument("--host", help="address to serve the dashboard on")
     serve.add_argument("--port", type=int, help="port to serve the dashboard on")
+    serve.add_argument("--club", action="store_true", help="club mode: the club view of "
+                       "every table on the config's [mqtt] broker (docs/club.md)")
     serve.set_defaults(run=_serve)
 
     games = commands.add_parser("games", help="list the games the engine rules")
@@ -92,14 +97,53 @@ def _parser() -> argparse.ArgumentParser:
                         help="also identify the sensor node on every serial port found")
     doctor.add_argument("--json", action="store_true", help="print JSON")
     doctor.set_defaults(run=_doctor)
+
+    pin_hash = commands.add_parser("pin-hash", help="hash an operator PIN for the config's "
+                                   "table.operator_pin_hash (reads the PIN from stdin, or "
+                                   "asks for it on a terminal)")
+    pin_hash.set_defaults(run=_pin_hash)
     return parser
 
 
 def _serve(args: argparse.Namespace) -> int:
+    config = load_config(args.config) if args.config else Config.simulated()
+    if args.club:
+        from controller.club.serve import serve_club
+
+        serve_club(config, host=args.host, port=args.port)
+        return 0
+    host = args.host or config.host
+    if not is_pin_hash(config.operator_pin) and not _loopback(host):
+        raise ConfigError(f"{config.source}: table.operator_pin: a plain PIN only serves a "
+                          f"dashboard on this machine, not on {host}; set "
+                          "table.operator_pin_hash (make it with `hoyle pin-hash`)")
     from controller.service import serve
 
-    config = load_config(args.config) if args.config else Config.simulated()
-    serve(config, host=args.host, port=args.port)
+    serve(config, host=host, port=args.port)
+    return 0
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _pin_hash(args: argparse.Namespace) -> int:
+    if sys.stdin.isatty():
+        pin = getpass.getpass("Operator PIN (4-12 digits): ")
+        if PIN_PATTERN.fullmatch(pin) and getpass.getpass("Again: ") != pin:
+            print("hoyle: the two PINs differ", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    else:
+        pin = sys.stdin.readline().strip()
+    if not PIN_PATTERN.fullmatch(pin):
+        print("hoyle: a PIN is 4-12 digits", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(hash_pin(pin))
     return 0
 
 

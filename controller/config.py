@@ -14,13 +14,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.auth import PIN_PATTERN, PinHash, PinHashError
+from controller.club.settings import ClubConfig, MqttConfig, read_club, read_mqtt
 from controller.errors import ConfigError
 from drivers.pockets import DEFAULT_PINS, POCKET_NAMES
+from drivers.scoreboards.hub75 import HARDWARE_MAPPINGS
+from drivers.scoreboards.serialboard import BAUD_RATES, MAX_WIDTH
 from engine.errors import UnknownGameError
 from engine.registry import get_game
 
 BACKENDS = ("real", "fake", "sim", "node", "sim-firmware")
-SCOREBOARDS = ("none", "max7219", "emulated")
+SCOREBOARDS = ("none", "max7219", "sevenseg", "hub75", "serial", "emulated")
+# Each kind of scoreboard's own keys besides `kind`: a key of another kind is a mistake.
+SCOREBOARD_KEYS = {
+    "none": frozenset(), "emulated": frozenset({"cascaded"}),
+    "max7219": frozenset({"spi_port", "spi_device", "cascaded", "block_orientation"}),
+    "sevenseg": frozenset({"spi_port", "spi_device", "cascaded"}),
+    "hub75": frozenset({"rows", "cols", "chain", "brightness", "hardware_mapping",
+                        "gpio_slowdown", "emulate"}),
+    "serial": frozenset({"port", "baud", "width"}),
+}
 POCKET_SOURCES = ("gpio", "node", "sim")
 GPIO_PINS = range(0, 28)
 
@@ -102,10 +115,26 @@ class PocketsConfig:
 
 @dataclass(frozen=True, slots=True)
 class ScoreboardConfig:
+    """The board above the table: its kind and that kind's keys (docs/scoreboard.md)."""
+
     kind: str = "emulated"
     spi_port: int = 0
     spi_device: int = 0
     cascaded: int = 4
+    """MAX7219 chips in the chain: 8x8 matrices, or modules of eight digits."""
+    block_orientation: int = -90
+    rows: int = 32
+    cols: int = 64
+    chain: int = 1
+    brightness: int = 60
+    hardware_mapping: str = "regular"
+    gpio_slowdown: int = 2
+    emulate: bool = False
+    """Draw the HUB75 panel on RGBMatrixEmulator even where rgbmatrix is installed."""
+    port: str = ""
+    baud: int = 9600
+    width: int = 16
+    """Characters the serial sign's text field holds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +144,9 @@ class Config:
     game: str = "ten-pins"
     data_dir: Path = Path("var")
     operator_pin: str = "0000"
+    """The operator's PIN as configured: a `scrypt$...` hash (key `operator_pin_hash`), or
+    plain digits (key `operator_pin`; "0000" is the simulated table's default), which
+    `hoyle serve` only accepts for a dashboard on the loopback address."""
     snapshot_every: int = 500
     host: str = "127.0.0.1"
     port: int = 8000
@@ -124,6 +156,9 @@ class Config:
     camera: CameraConfig = field(default_factory=CameraConfig)
     shoe: ShoeConfig = field(default_factory=ShoeConfig)
     pockets: PocketsConfig = field(default_factory=PocketsConfig)
+    mqtt: MqttConfig | None = None
+    """The club's broker ([mqtt], docs/club.md); None: the table publishes nowhere."""
+    club: ClubConfig = field(default_factory=ClubConfig)
     source: str = "built-in simulated table"
 
     @classmethod
@@ -219,9 +254,9 @@ class _Reader:
     def config(self, data: Mapping[str, Any]) -> Config:
         base = Config()
         self.only(data, "", {"table", "dashboard", "lane", "sim", "scoreboard", "camera",
-                             "shoe", "pockets"})
+                             "shoe", "pockets", "mqtt", "club"})
         table = self.section(data, "table", {"id", "name", "game", "data_dir", "operator_pin",
-                                             "snapshot_every"})
+                                             "operator_pin_hash", "snapshot_every"})
         table_id = self.get(table, "table", "id", str, base.table_id)
         if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,39}", table_id):
             raise self.fail("table.id", "must be 1-40 lower-case letters, digits or '-'")
@@ -230,9 +265,7 @@ class _Reader:
             get_game(game)
         except UnknownGameError as error:
             raise self.fail("table.game", str(error)) from None
-        pin = self.get(table, "table", "operator_pin", str, base.operator_pin)
-        if not re.fullmatch(r"\d{4,12}", pin):
-            raise self.fail("table.operator_pin", "must be 4-12 digits")
+        pin = self.operator_pin(table, base.operator_pin)
         snapshot_every = self.get(table, "table", "snapshot_every", int, base.snapshot_every)
         if not 10 <= snapshot_every <= 100_000:
             raise self.fail("table.snapshot_every", "must be 10-100000 log entries")
@@ -251,7 +284,26 @@ class _Reader:
             host=self.get(dashboard, "dashboard", "host", str, base.host), port=port,
             lane=self.lane(data), sim=self.sim(data), scoreboard=self.scoreboard(data),
             camera=self.camera(data), shoe=self.shoe(data), pockets=self.pockets(data),
+            mqtt=read_mqtt(self, data), club=read_club(self, data),
             source=str(self.path))
+
+    def operator_pin(self, table: Mapping[str, Any], default: str) -> str:
+        """The PIN's configured form: `operator_pin_hash`, else plain `operator_pin`."""
+        if "operator_pin" in table and "operator_pin_hash" in table:
+            raise self.fail("table.operator_pin", "give operator_pin_hash or operator_pin, "
+                            "not both")
+        hashed: str | None = self.get(table, "table", "operator_pin_hash", str, None)
+        if hashed is not None:
+            try:
+                PinHash.parse(hashed)
+            except PinHashError as error:
+                raise self.fail("table.operator_pin_hash", f"{error}") from None
+            return hashed
+        pin: str = self.get(table, "table", "operator_pin", str, default)
+        if not PIN_PATTERN.fullmatch(pin):
+            raise self.fail("table.operator_pin", "must be 4-12 digits (or use "
+                            "operator_pin_hash, from `hoyle pin-hash`)")
+        return pin
 
     def lane(self, data: Mapping[str, Any]) -> LaneConfig:
         base = LaneConfig()
@@ -408,12 +460,52 @@ class _Reader:
 
     def scoreboard(self, data: Mapping[str, Any]) -> ScoreboardConfig:
         base = ScoreboardConfig()
-        board = self.section(data, "scoreboard", {"kind", "spi_port", "spi_device", "cascaded"})
+        allowed = set().union(*SCOREBOARD_KEYS.values()) | {"kind"}
+        board = self.section(data, "scoreboard", allowed)
         kind = self.get(board, "scoreboard", "kind", str, base.kind)
         if kind not in SCOREBOARDS:
             raise self.fail("scoreboard.kind", f"{kind!r} is not one of {', '.join(SCOREBOARDS)}")
-        cascaded = self.get(board, "scoreboard", "cascaded", int, base.cascaded)
-        if not 1 <= cascaded <= 16:
-            raise self.fail("scoreboard.cascaded", "must be 1-16 matrices")
-        return ScoreboardConfig(kind, self.get(board, "scoreboard", "spi_port", int, 0),
-                                self.get(board, "scoreboard", "spi_device", int, 0), cascaded)
+        for key in board:
+            if key != "kind" and key not in SCOREBOARD_KEYS[kind]:
+                own = ", ".join(sorted(SCOREBOARD_KEYS[kind])) or "none"
+                raise self.fail(f"scoreboard.{key}", f"not a key of kind = {kind!r} "
+                                f"(its keys: {own})")
+
+        def number(key: str, default: int, allowed: range | tuple[int, ...], what: str) -> int:
+            value: int = self.get(board, "scoreboard", key, int, default)
+            if value not in allowed:
+                raise self.fail(f"scoreboard.{key}", f"{value} is not {what}")
+            return value
+
+        cascaded = number("cascaded", 1 if kind == "sevenseg" else base.cascaded, range(1, 17),
+                          "1-16 (MAX7219 chips in the chain)")
+        port: str = self.get(board, "scoreboard", "port", str, base.port)
+        if kind == "serial" and (not port.strip() or port != port.strip()):
+            raise self.fail("scoreboard.port" if "port" in board else "scoreboard",
+                            f"{port!r} is not a serial port path; kind = \"serial\" needs "
+                            "port, e.g. /dev/ttyUSB0 or /dev/serial/by-id/usb-...")
+        mapping: str = self.get(board, "scoreboard", "hardware_mapping", str,
+                                base.hardware_mapping)
+        if mapping not in HARDWARE_MAPPINGS:
+            raise self.fail("scoreboard.hardware_mapping",
+                            f"{mapping!r} is not one of {', '.join(HARDWARE_MAPPINGS)}")
+        return ScoreboardConfig(
+            kind, number("spi_port", base.spi_port, range(0, 7), "an SPI bus (0-6)"),
+            number("spi_device", base.spi_device, range(0, 3), "a chip select (0-2)"),
+            cascaded,
+            number("block_orientation", base.block_orientation, (0, 90, -90, 180),
+                   "0, 90, -90 or 180 degrees"),
+            number("rows", base.rows, (8, 16, 32, 64), "8, 16, 32 or 64 (rows of one panel)"),
+            number("cols", base.cols, (16, 32, 40, 64, 80, 128),
+                   "16, 32, 40, 64, 80 or 128 (columns of one panel)"),
+            number("chain", base.chain, range(1, 9), "1-8 panels"),
+            number("brightness", base.brightness, range(1, 101), "1-100 (%)"),
+            mapping,
+            number("gpio_slowdown", base.gpio_slowdown, range(0, 6), "0-5"),
+            self.get(board, "scoreboard", "emulate", bool, base.emulate),
+            port,
+            number("baud", base.baud, BAUD_RATES,
+                   f"a baud rate the sign takes: {', '.join(map(str, BAUD_RATES))}"),
+            number("width", base.width, range(1, MAX_WIDTH + 1),
+                   f"1-{MAX_WIDTH} characters"),
+        )

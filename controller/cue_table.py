@@ -25,41 +25,34 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
-import threading
 from collections import deque
-from collections.abc import Callable, Coroutine, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import serial
 
 from controller.bus import Change
 from controller.config import Config
 from controller.errors import Rejected
+from controller.runner import RECORD_TIMEOUT, Runner
 from controller.table import Table
 from drivers.backends import choose_backend, make_pin_factory
 from drivers.errors import DriverError
 from drivers.pockets import PocketReport, Pockets, build_gpio_pockets, build_node_pockets
-from drivers.wire.link import LinkState, NodeLink
-from drivers.wire.messages import NodeType, node_type_name
+from drivers.wire.link import NodeLink
+from drivers.wire.messages import NodeType
 from engine.billiards.core import CUE, CUSHION
 from engine.billiards.table import CueState
 from engine.core import JSON
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 SOURCE = "sensor:pockets"
 REFEREE = "sim:referee"
 DEVICE = "pockets"
-#: How long a thread waits for the event loop to record what the pockets reported.
-RECORD_TIMEOUT = 30.0
 NEW_GAME_PAUSE = 3.0
 #: The events that close a stroke: none may while a ball fallen in it is not named.
 CLOSINGS = ("stroke", "count")
-# A node's link state as the device's; "connecting" and "closed" are the service's own.
-LINK_DEVICE_STATES = {"running": "working", "unplugged": "unavailable",
-                      "shutdown": "unavailable", "refused": "unavailable"}
 
 #: The simulated strokes: how many balls fall (weights for 0, 1, 2, 3).
 SIM_FALLS = (50, 35, 11, 4)
@@ -117,22 +110,16 @@ class CueTable(Table):
         return await super().record(kind, source, body)
 
 
-class CueRunner:
+class CueRunner(Runner):
     """Opens the cue table's pockets and records their reports; on the sim, plays too."""
 
     def __init__(self, config: Config, table: Table, *,
                  serial_factory: Callable[..., Any] = serial.Serial) -> None:
-        self.config = config
-        self.table = table
+        super().__init__(config, table)
         self.serial_factory = serial_factory
-        self.stop = threading.Event()
-        self.loop: asyncio.AbstractEventLoop | None = None
         self.pockets: Pockets | None = None
         self.link: NodeLink | None = None
         self.pin_factory: Any = None
-        self.thread: threading.Thread | None = None
-        self.rng = random.Random(config.sim.seed)
-        self.taken = threading.Condition()
         self.reports_taken = 0
         #: What really fell on the simulated table, for the simulated referee: (pocket, ball).
         self.truth: deque[tuple[str, str]] = deque()
@@ -148,8 +135,7 @@ class CueRunner:
         if detail is not None:
             await self.table.device(DEVICE, "working", detail)
         if self.config.pockets.source == "sim":
-            self.thread = threading.Thread(target=self._play, name="hoyle-sim-cue", daemon=True)
-            self.thread.start()
+            self._spawn(lambda: self._play(self._step, "referee"), "hoyle-sim-cue")
 
     def _open(self) -> str | None:
         """Open the pockets; what the device state says, or None if the node's link will."""
@@ -158,7 +144,7 @@ class CueRunner:
         if pockets.source == "node":
             assert pockets.node_port is not None
             self.link = NodeLink(pockets.node_port, node_type=NodeType.POCKETS,
-                                 on_state=self._node_state,
+                                 on_state=self._link_state(DEVICE),
                                  serial_factory=self.serial_factory, start=False)
             self.pockets = build_node_pockets(self.link, on_report=self._on_report,
                                               reader_wait=wait)
@@ -174,25 +160,8 @@ class CueRunner:
         return f"{backend} pins " + ", ".join(f"{name} GPIO{pin}"
                                                for name, pin in pockets.pins.items())
 
-    def _node_state(self, state: LinkState) -> None:
-        """The link's state as the device's (on the link's thread: not waited for)."""
-        device_state = LINK_DEVICE_STATES.get(state["state"])
-        if device_state is None or self.loop is None or self.loop.is_closed():
-            return
-        if device_state == "working":
-            detail = (f"{state['port']}: {node_type_name(state['node_type'] or 0)} node, "
-                      f"firmware {state['firmware']}")
-        else:
-            detail = f"{state['state']} on {state['port']}: {state['detail']}"
-        asyncio.run_coroutine_threadsafe(self.table.device(DEVICE, device_state, detail),
-                                         self.loop)
-
     def close(self) -> None:
-        self.stop.set()
-        with self.taken:
-            self.taken.notify_all()
-        if self.thread is not None:
-            self.thread.join(RECORD_TIMEOUT)
+        super().close()
         if self.link is not None:
             self.link.on_state = None
         if self.pockets is not None:
@@ -229,30 +198,11 @@ class CueRunner:
             await self.table.reading({"type": "pocket", "ball": self.ball_name(report.ball),
                                       "pocket": report.pocket}, SOURCE, seen)
 
-    def _call(self, coroutine: Coroutine[Any, Any, T]) -> T | None:
-        """Run `coroutine` on the service's loop and wait for it; None if it was refused."""
-        assert self.loop is not None
-        try:
-            return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(RECORD_TIMEOUT)
-        except Rejected as error:
-            log.warning("the table refused: %s", error)
-            return None
-
     # -- the simulated table ---------------------------------------------------------------
 
-    def _play(self) -> None:
-        """The simulated players and referee: play while a game runs, start one when none."""
-        while not self.stop.is_set():
-            try:
-                self._step()
-            except Exception:
-                if self.stop.is_set():
-                    break
-                log.exception("the simulated referee stumbled; trying again")
-                self.stop.wait(1.0)
-
     def _step(self) -> None:
-        view = self._call(_view(self.table))
+        """The simulated players and referee: play while a game runs, start one when none."""
+        view = self._view()
         if view is None:
             return
         flags = [f for f in view["flags"] if is_pocket_flag(f)]
@@ -263,12 +213,8 @@ class CueRunner:
             self.stop.wait(0.5)
             return
         if view["game"] is None or view["game"]["over"]:
-            if self.stop.wait(NEW_GAME_PAUSE):
-                return
             self.truth.clear()
-            self._call(self.table.record("start", "sim", {
-                "game": self.config.game, "players": list(self.config.sim.players),
-                "options": {}}))
+            self._new_game(NEW_GAME_PAUSE)
             return
         engine = self.table.state.engine
         assert isinstance(engine, CueState)
@@ -399,7 +345,3 @@ class CueRunner:
                 if self._call(self.table.record("event", REFEREE, {"event": option})):
                     break
         self.truth.clear()
-
-
-async def _view(table: Table) -> JSON:
-    return table.view()

@@ -20,18 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import shutil
-import threading
-from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
 
 import cv2
 import numpy as np
 
 from controller.config import Config
-from controller.errors import Rejected
+from controller.runner import Runner
 from controller.table import Table
 from engine.core import JSON
 from engine.dice.core import RETHROW_REASONS
@@ -41,10 +37,7 @@ from vision.scenes.dice import Scene, render_throw
 from vision.settle import ThrowRead, ThrowWatcher
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
-#: How long a thread waits for the event loop to record what it saw.
-RECORD_TIMEOUT = 30.0
 #: Seconds between attempts to reopen a camera that went away.
 REOPEN_EVERY = 2.0
 NEW_GAME_PAUSE = 3.0
@@ -54,31 +47,20 @@ SIM_BET = 0.3
 SIM_COCKED = 0.02
 
 
-class DiceRunner:
+class DiceRunner(Runner):
     """Opens the dice table's camera and reads throws; on the simulated table, plays too."""
 
     def __init__(self, config: Config, table: Table) -> None:
-        self.config = config
-        self.table = table
-        self.stop = threading.Event()
-        self.thread: threading.Thread | None = None
-        self.loop: asyncio.AbstractEventLoop | None = None
+        super().__init__(config, table)
         self.simulated = config.camera.source == "sim"
         self.sim_folder = config.data_dir / f"{config.table_id}-sim-camera"
-        self.rng = random.Random(config.sim.seed)
         self.throws = 0
         #: The simulated throw as it really fell, for the simulated croupier.
         self.truth: Scene | None = None
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
-        self.thread = threading.Thread(target=self._run, name="hoyle-dice-camera", daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.stop.set()
-        if self.thread is not None:
-            self.thread.join(RECORD_TIMEOUT)
+        self._spawn(self._run, "hoyle-dice-camera")
 
     # -- the camera thread ---------------------------------------------------------------
 
@@ -148,15 +130,6 @@ class DiceRunner:
             if interval:
                 self.stop.wait(interval)
 
-    def _call(self, coroutine: Coroutine[Any, Any, T]) -> T | None:
-        """Run `coroutine` on the service's loop and wait for it; None if it was refused."""
-        assert self.loop is not None
-        try:
-            return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(RECORD_TIMEOUT)
-        except Rejected as error:
-            log.warning("the table refused: %s", error)
-            return None
-
     # -- what a read becomes ---------------------------------------------------------------
 
     async def record(self, read: ThrowRead) -> None:
@@ -192,7 +165,7 @@ class DiceRunner:
 
     def _play_before_throw(self) -> bool:
         """Start a game if none runs, and let the seated players bet; False to wait."""
-        view = self._call(_view(self.table))
+        view = self._view()
         if view is not None and view["flags"] and self.truth is not None:
             self._croupier_confirms(view["flags"][0])
             return False
@@ -200,11 +173,7 @@ class DiceRunner:
             self.stop.wait(1.0)
             return False
         if view["game"] is None or view["game"]["over"]:
-            if self.stop.wait(NEW_GAME_PAUSE):
-                return False
-            self._call(self.table.record("start", "sim", {
-                "game": self.config.game, "players": list(self.config.sim.players),
-                "options": {}}))
+            self._new_game(NEW_GAME_PAUSE)
             return False
         engine = self.table.state.engine
         if engine is not None:
@@ -244,7 +213,3 @@ class DiceRunner:
             cv2.imwrite(str(self.sim_folder / f"frame_{number:03d}.png"), scene.image)
         self.truth = scenes[-1]
         return self.sim_folder
-
-
-async def _view(table: Table) -> JSON:
-    return table.view()

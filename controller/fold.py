@@ -9,7 +9,8 @@ Log entry kinds and their bodies:
             with the event that really happened, or none (the reading is void);
 - `correct` {"target": seq, "event": {...} | null, "reason"}: the operator replaces an
             earlier event of the current game (or voids it); the game is re-ruled;
-- `device`  {"device", "state": "working" | "unavailable", "detail"}: device health;
+- `device`  {"device", "state": "working" | "unavailable", "detail"}: device health; an
+            unavailable sensor pauses the table, an unavailable display (`DISPLAYS`) does not;
 - `abandon` {"reason"}: the game in progress is given up;
 - `note`    {"what", ...}: something a device saw that changes nothing (kept for the history).
 
@@ -34,6 +35,9 @@ from engine.registry import get_game
 
 RECENT_RULINGS = 20
 KINDS = ("start", "event", "flag", "resolve", "correct", "device", "abandon", "note")
+
+#: Devices that only show the game: one that fails is reported, but play goes on.
+DISPLAYS = frozenset({"scoreboard"})
 
 
 class FoldError(ValueError):
@@ -191,7 +195,8 @@ class TableState:
 
     def view(self, table_id: str, name: str = "") -> JSON:
         self.settle()
-        paused = [d for d in self.devices.values() if d["state"] != "working"]
+        paused = [d for d in self.devices.values()
+                  if d["state"] != "working" and d["name"] not in DISPLAYS]
         game = self.engine.snapshot() if self.engine is not None else None
         if game is not None:
             game["rulings"] = self._recent_rulings()

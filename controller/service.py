@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import Callable, Coroutine
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -15,21 +13,34 @@ from fastapi import FastAPI
 
 from controller.bus import Change
 from controller.card_table import CardRunner
+from controller.club.publisher import TablePublisher
 from controller.config import Config
 from controller.cue_table import CueRunner, CueTable
 from controller.dice_table import DiceRunner
 from controller.errors import Rejected
 from controller.eventlog import SqliteEventLog
+from controller.runner import Runner, call_on
 from controller.table import Table
 from controller.web import create_app
 from drivers.backends import choose_backend, make_pin_factory
 from drivers.errors import DriverError
 from drivers.lane import FoulLine, Lane, LanePins, build_lane
 from drivers.lanetracker import BallRead, Checkpoint, LaneReading, PinsDisplaced, RackSet
-from drivers.scoreboard import Max7219Scoreboard, open_emulated, open_max7219
+from drivers.scoreboard import (
+    Hub75Options,
+    Hub75Scoreboard,
+    Max7219Scoreboard,
+    Scoreboard,
+    SerialScoreboard,
+    SevenSegmentScoreboard,
+    open_emulated,
+    open_hub75,
+    open_max7219,
+    open_serial,
+)
 from drivers.simlane import LaneFactory, LaneHands, NodeHands, SimulatedLane, mock_lane
-from drivers.wire.link import LinkState, NodeLink, StateHandler
-from drivers.wire.messages import NODE_INPUTS, NodeType, node_type_name
+from drivers.wire.link import NodeLink
+from drivers.wire.messages import NODE_INPUTS, NodeType
 from drivers.wire.nodes import build_node_lane
 from drivers.wire.simnode import SimNode
 from engine.billiards.table import BILLIARD_FAMILIES
@@ -41,14 +52,9 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 LANE_SOURCE = "sensor:lane"
-READING_TIMEOUT = 30.0
 NEW_GAME_PAUSE = 3.0
 NODE_BACKENDS = ("node", "sim-firmware")
 NODE_DEVICES = {NodeType.PIN_DECK: "pin deck node", NodeType.FOUL_LINE: "foul line node"}
-# A node's link state as the table's device state; the others ("connecting", "closed")
-# are passing states of the service itself, not news about the device.
-LINK_DEVICE_STATES = {"running": "working", "unplugged": "unavailable",
-                      "shutdown": "unavailable", "refused": "unavailable"}
 
 
 class LaneLink:
@@ -69,8 +75,8 @@ class LaneLink:
             name: tuple(at) for name, at in table.state.nodes.items()}
 
     def call(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        future: Future[T] = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
-        return future.result(READING_TIMEOUT)
+        """Wait for `coroutine` on the loop; a refusal raises, so no report is released."""
+        return call_on(self.loop, coroutine)
 
     def on_reading(self, reading: LaneReading) -> None:
         self.call(self.handle(reading))
@@ -156,7 +162,7 @@ def lane_pins(config: Config) -> LanePins:
                     pinsetter=lane.pinsetter)
 
 
-class LaneRunner:
+class LaneRunner(Runner):
     """Opens the lane's devices from the config and, on the simulated lane, bowls.
 
     On sensor nodes (backend "node", or "sim-firmware": the real firmware under
@@ -166,18 +172,16 @@ class LaneRunner:
     """
 
     def __init__(self, config: Config, table: Table) -> None:
-        self.config = config
-        self.table = table
-        self.stop = threading.Event()
+        super().__init__(config, table)
         self.lane: Lane | None = None
         self.sim: SimulatedLane | None = None
-        self.thread: threading.Thread | None = None
         self.pin_factory: Any = None
         self.links: list[NodeLink] = []
         self.sim_nodes: list[SimNode] = []
 
     async def start(self) -> None:
-        link = LaneLink(self.table, asyncio.get_running_loop())
+        self.loop = asyncio.get_running_loop()
+        link = LaneLink(self.table, self.loop)
         configured = self.config.lane.backend
         await self._retire_node_devices(configured)
         if configured in NODE_BACKENDS:
@@ -251,28 +255,11 @@ class LaneRunner:
         resume = (saved[0], saved[1]) if saved is not None and len(saved) >= 2 else None
         values = dict(zip(sorted(NODE_INPUTS[node_type]), saved[2:], strict=False)
                       ) if saved is not None else None
-        node = NodeLink(port, node_type=node_type, on_state=self._node_state(name, link.loop),
+        node = NodeLink(port, node_type=node_type, on_state=self._link_state(name),
                         manual_ack=True, resume=resume, resume_inputs=values, start=False)
         self.links.append(node)
         link.nodes[name] = (node, node_type)
         return node
-
-    def _node_state(self, name: str, loop: asyncio.AbstractEventLoop) -> StateHandler:
-        """A link's on_state: its state becomes device ``name``'s on the event loop."""
-
-        def on_state(state: LinkState) -> None:
-            device_state = LINK_DEVICE_STATES.get(state["state"])
-            if device_state is None:
-                return
-            if device_state == "working":
-                detail = (f"{state['port']}: {node_type_name(state['node_type'] or 0)} node, "
-                          f"firmware {state['firmware']}")
-            else:
-                detail = f"{state['state']} on {state['port']}: {state['detail']}"
-            # Not waited for: the link's reader thread must not wait on the event loop.
-            asyncio.run_coroutine_threadsafe(self.table.device(name, device_state, detail), loop)
-
-        return on_state
 
     async def _retire_node_devices(self, backend: str) -> None:
         """Nodes a previous run had, and this one has not, no longer pause the table."""
@@ -299,59 +286,122 @@ class LaneRunner:
             on_reading=link.on_reading, umpire=lambda _call: link.call(link.dead_ball()),
             foul_rate=self.config.sim.foul_rate, dead_ball_rate=self.config.sim.dead_ball_rate)
         self.lane = self.sim.lane
-        self.thread = threading.Thread(target=self._bowl, args=(link,),
-                                       name="hoyle-sim-bowler", daemon=True)
-        self.thread.start()
+        self._spawn(lambda: self._play(self._bowl, "bowler"), "hoyle-sim-bowler")
 
-    def _bowl(self, link: LaneLink) -> None:
+    def _bowl(self) -> None:
         """The simulated bowlers: bowl while a game runs, start another when it ends."""
         assert self.sim is not None
-        sim = self.config.sim
-        while not self.stop.is_set():
-            try:
-                status = link.call(self._status())
-                if status == "start":
-                    if self.stop.wait(NEW_GAME_PAUSE):
-                        break
-                    link.call(self.table.record("start", "sim", {
-                        "game": self.config.game, "players": list(sim.players), "options": {}}))
-                elif status == "running":
-                    self.sim.bowl_one()
-                    self.stop.wait(sim.pace)
-                else:
-                    self.stop.wait(0.5)
-            except Exception:
-                if self.stop.is_set():
-                    break
-                log.exception("the simulated bowler stumbled; trying again")
-                self.stop.wait(1.0)
-
-    async def _status(self) -> str:
-        view = self.table.view()
+        view = self._view()
+        if view is None:
+            return
         if view["game"] is None or view["game"]["over"]:
-            return "start"
-        return str(view["status"])
+            self._new_game(NEW_GAME_PAUSE)
+        elif view["status"] == "running":
+            self.sim.bowl_one()
+            self.stop.wait(self.config.sim.pace)
+        else:
+            self.stop.wait(0.5)
 
     def close(self) -> None:
-        self.stop.set()
-        if self.thread is not None:
-            self.thread.join(READING_TIMEOUT)
+        super().close()
         if self.lane is not None:
             self.lane.close()
         self._close_nodes()
 
 
-def scoreboard_for(config: Config) -> Max7219Scoreboard | None:
+def open_scoreboard(config: Config) -> Scoreboard | None:
+    """The board `[scoreboard]` names, opened (None for kind "none"); DeviceUnavailable if
+    its bus, panel or port cannot be had."""
     board = config.scoreboard
-    try:
-        if board.kind == "max7219":
-            return Max7219Scoreboard(open_max7219(port=board.spi_port, device=board.spi_device,
-                                                  cascaded=board.cascaded))
-        if board.kind == "emulated":
-            return Max7219Scoreboard(open_emulated(width=8 * board.cascaded, height=8))
-    except DriverError as error:
-        log.error("scoreboard unavailable: %s", error)
+    if board.kind == "max7219":
+        return Max7219Scoreboard(open_max7219(port=board.spi_port, device=board.spi_device,
+                                              cascaded=board.cascaded,
+                                              block_orientation=board.block_orientation))
+    if board.kind == "sevenseg":
+        # Digits are not blocks of a matrix: no block rotation on a seven-segment chain.
+        return SevenSegmentScoreboard(open_max7219(port=board.spi_port,
+                                                   device=board.spi_device,
+                                                   cascaded=board.cascaded,
+                                                   block_orientation=0))
+    if board.kind == "hub75":
+        options = Hub75Options(rows=board.rows, cols=board.cols, chain=board.chain,
+                               brightness=board.brightness,
+                               hardware_mapping=board.hardware_mapping,
+                               gpio_slowdown=board.gpio_slowdown)
+        return Hub75Scoreboard(open_hub75(options, emulator_dir=config.data_dir,
+                                          emulate=board.emulate))
+    if board.kind == "serial":
+        return SerialScoreboard(open_serial(board.port, baud=board.baud), width=board.width)
+    if board.kind == "emulated":
+        return Max7219Scoreboard(open_emulated(width=8 * board.cascaded, height=8))
     return None
+
+
+class ScoreboardFeed:
+    """Draws each change of the table on its scoreboard, in order, off the event loop.
+
+    A board that cannot be opened or drawn on is the table's device "scoreboard",
+    unavailable with why; every later change tries it again (opening it afresh), and
+    once it draws the device is working again. A board that never failed is not listed.
+    """
+
+    DEVICE = "scoreboard"
+
+    def __init__(self, table: Table, opener: Callable[[], Scoreboard | None]) -> None:
+        self.table = table
+        self.opener = opener
+        self.board: Scoreboard | None = None
+        self.drawn = -1
+        self.closed = False
+        self.lock = asyncio.Lock()
+
+    async def start(self) -> None:
+        await self.draw(self.table.view())
+
+    async def on_change(self, change: Change) -> None:
+        await self.draw(change.view)
+
+    async def draw(self, view: JSON) -> None:
+        """Draw `view` unless a later one is already up; record the board's health."""
+        async with self.lock:
+            if self.closed or view["seq"] < self.drawn:
+                return
+            why = await asyncio.to_thread(self._draw, view)
+            self.drawn = view["seq"]
+        known = self.table.state.devices.get(self.DEVICE)
+        if why is not None:
+            if known is None or known["detail"] != why:
+                log.error("%s", why)
+            await self.table.device(self.DEVICE, "unavailable", why)
+        elif known is not None:
+            log.info("scoreboard: drawing again")
+            await self.table.device(self.DEVICE, "working", "drawing the table's view")
+
+    def _draw(self, view: JSON) -> str | None:
+        """Open the board if need be and draw; why it failed, or None."""
+        try:
+            if self.board is None:
+                self.board = self.opener()
+            if self.board is not None:
+                self.board.show(view)
+        except DriverError as error:
+            self._drop()
+            return str(error)
+        return None
+
+    def _drop(self) -> None:
+        board, self.board = self.board, None
+        if board is not None:
+            try:
+                board.close()
+            except DriverError as error:
+                log.warning("scoreboard: closing the failed board: %s", error)
+
+    async def close(self) -> None:
+        """Blank and release the board once any drawing is done; nothing is drawn after."""
+        async with self.lock:
+            self.closed = True
+            await asyncio.to_thread(self._drop)
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,6 +411,7 @@ class Service:
     app: FastAPI
     table: Table
     runner: LaneRunner | DiceRunner | CardRunner | CueRunner
+    scoreboard: ScoreboardFeed | None = None
 
 
 def build(config: Config) -> Service:
@@ -374,12 +425,10 @@ def build(config: Config) -> Service:
     log.info("table %s: log %s at entry %d (snapshot at %d, %d entries replayed)",
              config.table_id, config.log_path, recovery.seq, recovery.snapshot_seq,
              recovery.replayed)
-    board = scoreboard_for(config)
-    if board is not None:
-        def show(change: Change) -> None:
-            board.show(change.view)
-        table.bus.subscribe("scoreboard", show)
-        board.show(table.view())
+    feed = None
+    if config.scoreboard.kind != "none":
+        feed = ScoreboardFeed(table, lambda: open_scoreboard(config))
+        table.bus.subscribe("scoreboard", feed.on_change)
     runner: LaneRunner | DiceRunner | CardRunner | CueRunner
     if family == "dice":
         runner = DiceRunner(config, table)
@@ -389,17 +438,27 @@ def build(config: Config) -> Service:
         runner = CueRunner(config, table)
     else:
         runner = LaneRunner(config, table)
+    club = TablePublisher(table, config.mqtt) if config.mqtt is not None else None
 
     async def stop() -> None:
         # Off the event loop: the lane's and the bowler's threads finish what they are
         # doing through it (a reading in flight is still recorded) while they are joined.
         await asyncio.to_thread(runner.close)
-        if board is not None:
-            board.close()
+        if club is not None:
+            await club.close()
+        if feed is not None:
+            await feed.close()
         table.log.close()
 
-    app = create_app(table, config.operator_pin, lifespan_hooks=(runner.start, stop))
-    return Service(app, table, runner)
+    async def start() -> None:
+        if club is not None:
+            club.start()
+        if feed is not None:
+            await feed.start()
+        await runner.start()
+
+    app = create_app(table, config.operator_pin, lifespan_hooks=(start, stop))
+    return Service(app, table, runner, feed)
 
 
 def serve(config: Config, *, host: str | None = None, port: int | None = None) -> None:
@@ -415,4 +474,5 @@ def _pins(pins: set[int] | frozenset[int]) -> str:
     return ", ".join(map(str, sorted(pins))) or "none"
 
 
-__all__ = ["JSON", "LaneLink", "LaneRunner", "build", "serve"]
+__all__ = ["JSON", "LaneLink", "LaneRunner", "ScoreboardFeed", "build", "open_scoreboard",
+           "serve"]

@@ -1,38 +1,74 @@
 """The table's dashboard: a live page for everyone, and routes for the operator.
 
-Spectators read (`GET`, the WebSocket); every route that changes the table needs the
-operator's PIN in the `X-Operator-Pin` header. Errors come back as JSON
-`{"detail": "..."}`: 401 wrong PIN, 409 a change the rules refuse, 422 bad input.
+Spectators read (`GET`, the WebSocket, which takes no commands). Every route that
+changes anything needs the operator: a session opened at `POST /api/session` with the
+PIN (an HttpOnly cookie, plus its CSRF token in the `X-CSRF-Token` header), or, for
+scripts, the PIN itself in the `X-Operator-Pin` header. Wrong PINs are rate-limited per
+client address. Errors come back as JSON `{"detail": "..."}`: 401 no or wrong
+credential, 403 no or wrong CSRF token, 404 no such thing, 409 a change the rules
+refuse, 413 a body over `MAX_BODY`, 422 bad input, 429 locked out (see Retry-After).
+docs/dashboard.md lists the routes.
 """
-
 
 import asyncio
 import contextlib
 import hmac
+import json
 import logging
+import math
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
+from functools import lru_cache
+from pathlib import Path as FilePath
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Header, HTTPException, Query, WebSocket, WebSocketDisconnect
-from fastapi.responses import FileResponse
+from fastapi import (
+    Depends,
+    FastAPI,
+    Header,
+    HTTPException,
+    Path,
+    Query,
+    Request,
+    Response,
+    WebSocket,
+    WebSocketDisconnect,
+)
+from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from controller.auth import PinCheck, Sessions, Throttle
 from controller.bus import Change
 from controller.dice_audit import audit, sessions
 from controller.errors import Rejected
-from controller.table import Table
+from controller.table import Table, replay_entries
 from engine.core import JSON
 from engine.registry import all_games
 
 log = logging.getLogger(__name__)
 
-STATIC = Path(__file__).parent / "static"
+STATIC = FilePath(__file__).parent / "static"
+#: The seed books beside the repository (shared/seeds): a ruling's law quotes them if there.
+SEEDS = FilePath(__file__).resolve().parents[2] / "shared" / "seeds"
 CLIENT_QUEUE = 64
+#: The largest request body taken: an operator's request is well under 1 KiB.
+MAX_BODY = 64 * 1024
+SESSION_COOKIE = "hoyle_session"
+CSRF_HEADER = "X-CSRF-Token"
+PIN_HEADER = "X-Operator-Pin"
+#: The most log entries a ruling's detail lists before it (the game's latest ones).
+LED_TO_IT = 200
+#: Log sequence numbers, as SQLite can hold them.
+Seq = Annotated[int, Path(ge=1, le=2**62)]
 Name = Annotated[str, Field(min_length=1, max_length=40)]
 Reason = Annotated[str, Field(min_length=1, max_length=500)]
+
+
+class SignIn(BaseModel):
+    pin: str = Field(min_length=1, max_length=64)
 
 
 class StartGame(BaseModel):
@@ -61,7 +97,7 @@ class TableEvent(BaseModel):
 
 
 class Correct(BaseModel):
-    target: int = Field(ge=1)
+    target: int = Field(ge=1, le=2**62)
     event: dict[str, Any] | None = None
     reason: Reason
 
@@ -83,12 +119,54 @@ class Clients:
             queue.put_nowait(change.view)
 
 
+class BodyLimit:
+    """Refuses request bodies over `limit` bytes with 413, whether declared or streamed."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await self._refuse(scope, receive, send)
+            return
+        taken = 0
+
+        async def counted() -> Message:
+            nonlocal taken
+            message = await receive()
+            taken += len(message.get("body", b""))
+            if taken > self.limit:
+                raise HTTPException(413, self._why())
+            return message
+
+        await self.app(scope, counted, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await JSONResponse({"detail": self._why()}, 413)(scope, receive, send)
+
+    def _why(self) -> str:
+        return f"the request body is over the limit of {self.limit // 1024} KiB"
+
+
 def create_app(table: Table, operator_pin: str, *,
                lifespan_hooks: tuple[Callable[[], Any], Callable[[], Any]] | None = None,
+               seeds: FilePath = SEEDS, clock: Callable[[], float] = time.monotonic,
                ) -> FastAPI:
-    """The dashboard app for one table; `lifespan_hooks` start and stop its devices."""
+    """The dashboard app for one table; `lifespan_hooks` start and stop its devices.
+
+    `operator_pin` is the PIN as configured (`Config.operator_pin`): a `scrypt$` hash, or
+    plain digits for tests and the simulated table. `clock` times sessions and lock-outs.
+    """
     clients = Clients()
     table.bus.subscribe("websocket", clients.publish)
+    pin_check = PinCheck(operator_pin)
+    signed_in = Sessions(clock=clock)
+    throttle = Throttle(clock=clock)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -101,17 +179,53 @@ def create_app(table: Table, operator_pin: str, *,
                 await _maybe_await(lifespan_hooks[1]())
 
     app = FastAPI(title="Hoyle table controller", version="0.1.0", lifespan=lifespan)
+    app.add_middleware(BodyLimit)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
-    def operator(x_operator_pin: Annotated[str | None, Header()] = None) -> str:
-        if x_operator_pin is None or not hmac.compare_digest(
-                x_operator_pin.encode(), operator_pin.encode()):
-            raise HTTPException(401, "the operator's PIN is needed for this")
+    async def check_pin(request: Request, pin: str) -> None:
+        """Pass a PIN attempt through the per-address brake; 429 or 401 if it fails."""
+        client = request.client.host if request.client else "unknown"
+        wait = throttle.wait(client)
+        if wait > 0:
+            raise HTTPException(429, f"too many wrong PINs from {client}: try again in "
+                                f"{math.ceil(wait)} s", headers={"Retry-After":
+                                                                 str(math.ceil(wait))})
+        if await asyncio.to_thread(pin_check.verify, pin):
+            throttle.succeeded(client)
+            return
+        throttle.failed(client)
+        raise HTTPException(401, "wrong PIN")
+
+    async def operator(
+            request: Request,
+            x_operator_pin: Annotated[str | None, Header(
+                description="The operator's PIN, for scripts; the page signs in instead",
+            )] = None,
+            x_csrf_token: Annotated[str | None, Header(
+                description="The session's CSRF token (GET /api/session gives it)",
+            )] = None) -> str:
+        """Who is acting: the operator, by the session and its CSRF token, or by the PIN."""
+        if x_operator_pin is not None:
+            # A browser cannot send this header to another site's table without that
+            # table's consent (CORS), so it needs no CSRF token.
+            await check_pin(request, x_operator_pin)
+            return "operator"
+        session = signed_in.get(request.cookies.get(SESSION_COOKIE))
+        if session is None:
+            raise HTTPException(401, "sign in as the operator first (POST /api/session "
+                                "with the PIN)")
+        if x_csrf_token is None or not _same(x_csrf_token, session.csrf):
+            raise HTTPException(403, f"the {CSRF_HEADER} header is missing or wrong for "
+                                "this session: reload the page")
         return "operator"
 
     Operator = Annotated[str, Depends(operator)]
 
     async def record(kind: str, source: str, body: JSON) -> JSON:
+        try:
+            json.dumps(body, allow_nan=False)
+        except ValueError:
+            raise HTTPException(422, "numbers must be finite (no NaN or Infinity)") from None
         try:
             change = await table.record(kind, source, body)
         except Rejected as error:
@@ -122,6 +236,37 @@ def create_app(table: Table, operator_pin: str, *,
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:
         return FileResponse(STATIC / "table.html")
+
+    @app.get("/api/session")
+    async def session_state(request: Request, response: Response) -> JSON:
+        """Whether this browser is signed in as the operator, and its CSRF token if so."""
+        response.headers["Cache-Control"] = "no-store"
+        session = signed_in.get(request.cookies.get(SESSION_COOKIE))
+        if session is None:
+            return {"operator": False, "csrf": None, "expires_in": None}
+        return {"operator": True, "csrf": session.csrf,
+                "expires_in": signed_in.remaining(session)}
+
+    @app.post("/api/session")
+    async def sign_in(body: SignIn, request: Request, response: Response) -> JSON:
+        """Exchange the operator's PIN for a session cookie (and its CSRF token)."""
+        await check_pin(request, body.pin)
+        session = signed_in.open()
+        response.headers["Cache-Control"] = "no-store"
+        response.set_cookie(SESSION_COOKIE, session.token,
+                            max_age=signed_in.remaining(session), path="/", httponly=True,
+                            samesite="strict", secure=request.url.scheme == "https")
+        return {"operator": True, "csrf": session.csrf,
+                "expires_in": signed_in.remaining(session)}
+
+    @app.post("/api/session/end")
+    async def sign_out(request: Request, response: Response, who: Operator) -> JSON:
+        """End this browser's operator session."""
+        token = request.cookies.get(SESSION_COOKIE)
+        if token:
+            signed_in.end(token)
+        response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
+        return {"operator": False, "csrf": None, "expires_in": None}
 
     @app.get("/api/view")
     async def view() -> JSON:
@@ -134,10 +279,19 @@ def create_app(table: Table, operator_pin: str, *,
         return [g.describe() for g in all_games()]
 
     @app.get("/api/history")
-    async def history(after: Annotated[int, Query(ge=0)] = 0,
+    async def history(after: Annotated[int, Query(ge=0, le=2**62)] = 0,
                       limit: Annotated[int, Query(ge=1, le=5000)] = 500) -> list[JSON]:
         """The current game's log entries from its start, each with its rulings and laws."""
         return await asyncio.to_thread(table.history, after, limit)
+
+    @app.get("/api/rulings/{seq}")
+    async def ruling(seq: Seq) -> JSON:
+        """The rulings log entry `seq` produced, their laws (with the book's words when the
+        seed books are at hand) and the game's entries that led to them."""
+        detail = await asyncio.to_thread(ruling_detail, table, seq, seeds)
+        if isinstance(detail, str):
+            raise HTTPException(404, detail)
+        return detail
 
     @app.post("/api/game")
     async def start_game(body: StartGame, who: Operator) -> JSON:
@@ -151,7 +305,7 @@ def create_app(table: Table, operator_pin: str, *,
                                                      "player": body.player}})
 
     @app.post("/api/flags/{seq}/resolve")
-    async def resolve(seq: int, body: Resolve, who: Operator) -> JSON:
+    async def resolve(seq: Seq, body: Resolve, who: Operator) -> JSON:
         """Settle a flagged reading: give what really happened, or void it."""
         flag = table.state.flags.get(seq)
         if flag is None:
@@ -220,6 +374,59 @@ def create_app(table: Table, operator_pin: str, *,
                 await socket.close()
 
     return app
+
+
+def ruling_detail(table: Table, seq: int, seeds: FilePath) -> JSON | str:
+    """What `GET /api/rulings/{seq}` answers, or why there is nothing (a 404's message)."""
+    if seq > table.log.last_seq():
+        return f"there is no log entry {seq} yet"
+    start = None
+    for entry in table.log.entries(kinds=("start",)):
+        if entry.seq > seq:
+            break
+        start = entry
+    if start is None:
+        return f"log entry {seq} is not part of a game"
+    led: list[JSON] = []
+    for entry, rulings in replay_entries(table.log, start.seq):
+        if entry.seq > seq:
+            break
+        record = entry.to_json()
+        record["rulings"] = [r.to_json() for r in rulings]
+        led.append(record)
+    target = led[-1]
+    if not target["rulings"]:
+        return f"log entry {seq} ({target['kind']}) made no ruling"
+    for ruling in target["rulings"]:
+        law = ruling["law"]
+        law["text"] = _law_text(seeds, law["book"], law["lines"])
+    return {"seq": seq, "game": start.body["game"], "start_seq": start.seq,
+            "entry": {k: v for k, v in target.items() if k != "rulings"},
+            "rulings": target["rulings"], "earlier": max(0, len(led) - 1 - LED_TO_IT),
+            "events": led[-1 - LED_TO_IT:-1]}
+
+
+def _law_text(seeds: FilePath, book: str, lines: str) -> str | None:
+    """The law's words from its seed book, whitespace folded; None without the books."""
+    first, _, last = lines.partition("-")
+    if FilePath(book).name != book or not (first.isdigit() and last.isdigit()):
+        return None
+    text = _seed_lines(seeds / book)
+    if text is None or not 1 <= int(first) <= int(last) <= len(text):
+        return None
+    return " ".join(" ".join(text[int(first) - 1:int(last)]).split())
+
+
+@lru_cache(maxsize=4)
+def _seed_lines(path: FilePath) -> tuple[str, ...] | None:
+    try:
+        return tuple(path.read_text(encoding="utf-8").splitlines())
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _same(given: str, expected: str) -> bool:
+    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode())
 
 
 async def _maybe_await(value: Any) -> None:

@@ -1,5 +1,5 @@
-// Live page of one table: the score sheet, who is up, rulings with their laws, devices,
-// and a small operator panel. Plain DOM and textContent only: player names are typed by
+// Live page of one table: the score sheet, who is up, rulings with their laws, the game's
+// history, devices, and the operator's panel (shown once signed in). Plain DOM and textContent only: player names are typed by
 // people, so nothing from the server is ever parsed as HTML.
 "use strict";
 
@@ -17,7 +17,9 @@
   };
   const MARK_WORDS = { X: "strike", "/": "spare", F: "foul", "-": "no pins" };
   const MARK_CLASSES = { X: "mark-strike", "/": "mark-spare", F: "mark-foul", "-": "mark-miss" };
-  const PIN_KEY = "hoyle-operator-pin";
+  const CSRF_HEADER = "X-CSRF-Token";
+  const HISTORY_SHOWN = 200;
+  const HISTORY_PAGE = 500;
   const CUE_FAMILIES = ["carom-billiards", "pocket-billiards"];
   const FIRST_RETRY_MS = 500;
   const LAST_RETRY_MS = 15000;
@@ -34,6 +36,13 @@
     upShown: "",
     turnShown: "",
     gamesLoaded: false,
+    operator: false,
+    csrf: "",
+    historySeq: 0,
+    history: [],
+    historyBusy: false,
+    historyAgain: false,
+    lawSeq: 0,
   };
 
   const $ = (id) => document.getElementById(id);
@@ -91,6 +100,7 @@
     window.hoyleBilliards.render(helpers(), cue ? game : null);
     window.hoyleDice.renderAudit(helpers(), view);
     renderRulings(game);
+    followHistory(view, game);
     renderDevices(list(view.devices));
     renderOperator(view, game);
   }
@@ -286,10 +296,10 @@
 
   function renderRulings(game) {
     state.rulings = game ? list(game.rulings).filter(isObject).slice().reverse() : [];
-    $("rulings").replaceChildren(...state.rulings.map((ruling, index) => {
+    $("rulings").replaceChildren(...state.rulings.map((ruling) => {
       const law = isObject(ruling.law) ? ruling.law : {};
       return el("li", {},
-        el("button", { type: "button", class: "ruling", onclick: () => openLaw(index) },
+        el("button", { type: "button", class: "ruling", onclick: () => openLaw(ruling) },
           el("span", { class: "ruling-head" },
             el("span", { class: `ruling-kind kind-${str(ruling.kind).replace(/[^a-z0-9-]/gi, "")}`,
               text: words(ruling.kind) }),
@@ -301,9 +311,7 @@
     $("rulings-hint").hidden = state.rulings.length === 0;
   }
 
-  function openLaw(index) {
-    const ruling = state.rulings[index];
-    if (!ruling) return;
+  function openLaw(ruling) {
     const law = isObject(ruling.law) ? ruling.law : {};
     const file = str(law.book);
     const book = BOOKS[file] || file || "the book";
@@ -320,12 +328,141 @@
     $("law-book").textContent = book;
     $("law-lines").textContent = lines ? `lines ${lines}` : "not given";
     $("law-file").textContent = file || "not given";
+    showLawDetail(null);
+    if (Number.isInteger(ruling.seq)) loadLawDetail(ruling.seq, ruling);
     const dialog = $("law");
     if (typeof dialog.showModal === "function") {
       if (!dialog.open) dialog.showModal();
     } else {
       dialog.setAttribute("open", "");
     }
+  }
+
+  // The law's words from the book and the entries that led to the ruling, fetched on open.
+  async function loadLawDetail(seq, ruling) {
+    state.lawSeq = seq;
+    let detail;
+    try {
+      detail = await api("GET", `/api/rulings/${encodeURIComponent(String(seq))}`);
+    } catch (err) {
+      console.warn("the ruling's detail could not be fetched", err);
+      return;
+    }
+    if (state.lawSeq !== seq || !isObject(detail)) return;
+    const rulings = list(detail.rulings).filter(isObject);
+    const same = rulings.find((r) => r.kind === ruling.kind && r.text === ruling.text)
+      || rulings[0] || {};
+    showLawDetail({ ruling: same, events: list(detail.events).filter(isObject),
+      earlier: Number(detail.earlier) || 0 });
+  }
+
+  function showLawDetail(detail) {
+    const law = detail && isObject(detail.ruling.law) ? detail.ruling.law : {};
+    const text = str(law.text);
+    $("law-text").textContent = text;
+    $("law-text").hidden = !text;
+    const events = detail ? detail.events : [];
+    const items = events.map((entry) =>
+      el("li", { text: `#${str(entry.seq)} ${describeEntry(entry)}` }));
+    if (detail && detail.earlier > 0) {
+      items.unshift(el("li", { class: "empty",
+        text: `${detail.earlier} earlier entries of this game not shown` }));
+    }
+    $("law-events").replaceChildren(...items);
+    $("law-events-box").hidden = events.length === 0;
+  }
+
+  // ---- history -----------------------------------------------------------------------
+
+  function eventWords(event) {
+    if (!isObject(event)) return "nothing";
+    const parts = Object.entries(event).filter(([key]) => key !== "type").map(([key, value]) =>
+      `${key.replace(/_/g, " ")} ${Array.isArray(value) ? `[${value.join(", ")}]`
+        : isObject(value) ? JSON.stringify(value) : str(value)}`);
+    return `${words(event.type)}${parts.length ? ` (${parts.join(", ")})` : ""}`;
+  }
+
+  function describeEntry(entry) {
+    const body = isObject(entry.body) ? entry.body : {};
+    const reason = body.reason ? ` · why: ${str(body.reason)}` : "";
+    const by = entry.source ? ` · by ${str(entry.source)}` : "";
+    switch (entry.kind) {
+      case "start":
+        return `Game started: ${str(body.game)} for ${joinNames(list(body.players).map(str))}${by}`;
+      case "event":
+        return `${eventWords(body.event)}${by}`;
+      case "flag":
+        return `Read held for the operator: ${str(body.why)}: ${eventWords(body.reading)}${by}`;
+      case "resolve":
+        return `${body.event ? `Read #${str(body.flag)} confirmed as ${eventWords(body.event)}`
+          : `Read #${str(body.flag)} voided`}${by}${reason}`;
+      case "correct":
+        return `${body.event ? `Entry #${str(body.target)} corrected to ${eventWords(body.event)}`
+          : `Entry #${str(body.target)} voided`}${by}${reason}`;
+      case "device":
+        return `${str(body.device)} ${str(body.state)}${body.detail ? `: ${str(body.detail)}` : ""}`;
+      case "abandon":
+        return `Game abandoned${by}${reason}`;
+      case "note":
+        return `${str(body.what)}${by}`;
+      default:
+        return `${words(entry.kind)}${by}`;
+    }
+  }
+
+  // Each view newer than the history fetches the entries after the last one seen, so the
+  // history also catches up after a dropped connection (the first view on reconnecting).
+  function followHistory(view, game) {
+    const seq = Number.isInteger(view.seq) ? view.seq : 0;
+    if (!game || seq < state.historySeq) {
+      state.history = [];
+      state.historySeq = game ? 0 : seq;
+      renderHistory();
+      if (!game) return;
+    }
+    if (seq > state.historySeq) fetchHistory();
+  }
+
+  async function fetchHistory() {
+    if (state.historyBusy) {
+      state.historyAgain = true;
+      return;
+    }
+    state.historyBusy = true;
+    try {
+      do {
+        state.historyAgain = false;
+        const after = encodeURIComponent(String(state.historySeq));
+        const entries = list(await api("GET", `/api/history?after=${after}&limit=${HISTORY_PAGE}`))
+          .filter(isObject);
+        for (const entry of entries) {
+          if (entry.kind === "start") state.history = [];
+          state.history.push(entry);
+          if (Number.isInteger(entry.seq)) state.historySeq = Math.max(state.historySeq, entry.seq);
+        }
+        if (entries.length === HISTORY_PAGE) state.historyAgain = true;
+        state.history = state.history.slice(-HISTORY_SHOWN);
+        renderHistory();
+      } while (state.historyAgain);
+    } catch (err) {
+      console.warn("the history could not be fetched", err);
+    } finally {
+      state.historyBusy = false;
+    }
+  }
+
+  function renderHistory() {
+    const shown = state.history.slice().reverse();
+    $("history").replaceChildren(...shown.map((entry) => {
+      const rulings = list(entry.rulings).filter(isObject);
+      return el("li", { class: `history-entry kind-${str(entry.kind).replace(/[^a-z]/g, "")}` },
+        el("span", { class: "history-text", text: `#${str(entry.seq)} ${describeEntry(entry)}` }),
+        rulings.map((ruling) => el("button", { type: "button", class: "history-ruling",
+          onclick: () => openLaw({ ...ruling, seq: entry.seq }) },
+        el("span", { class: "ruling-kind", text: words(ruling.kind) }),
+        el("span", { class: "ruling-text", text: str(ruling.text) }))));
+    }));
+    $("history-empty").hidden = shown.length > 0;
   }
 
   function renderDevices(devices) {
@@ -430,20 +567,24 @@
     } catch (err) {
       detail = "";
     }
+    if (response.status === 401) setOperator(false, "");
     const what = {
-      401: "Wrong or missing PIN",
-      403: "Not allowed",
+      401: "Not signed in as the operator",
+      403: "Refused",
+      404: "Not found",
       409: "Not allowed now",
+      413: "Too large",
       422: "Bad input",
+      429: "Locked out",
     }[response.status] || `The table answered ${response.status}`;
     return detail ? `${what}: ${detail}` : what;
   }
 
   async function api(method, path, body) {
     const headers = { Accept: "application/json" };
-    const pin = $("pin").value.trim();
-    if (pin) headers["X-Operator-Pin"] = pin;
-    const init = { method, headers };
+    // The session cookie goes by itself; the CSRF token proves the page sent the request.
+    if (method !== "GET" && state.csrf) headers[CSRF_HEADER] = state.csrf;
+    const init = { method, headers, credentials: "same-origin" };
     if (body !== undefined) {
       headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
@@ -589,24 +730,52 @@
     return form;
   }
 
-  function wireOperator() {
-    const pin = $("pin");
+  // Signed in, the operator's controls show; signed out, only the PIN form does.
+  function setOperator(on, csrf) {
+    state.operator = on;
+    state.csrf = on ? csrf : "";
+    $("pin-form").hidden = on;
+    $("signed-in").hidden = !on;
+    $("operator-controls").hidden = !on;
+    if (on && $("operator").open && !state.gamesLoaded) loadGames();
+  }
+
+  async function checkSession() {
     try {
-      pin.value = sessionStorage.getItem(PIN_KEY) || "";
+      const session = await api("GET", "/api/session");
+      const on = isObject(session) && session.operator === true;
+      setOperator(on, on ? str(session.csrf) : "");
     } catch (err) {
-      console.warn("session storage unavailable; the PIN is kept for this page only", err);
+      console.warn("could not ask whether this page is signed in", err);
     }
-    pin.addEventListener("input", () => {
+  }
+
+  function wireOperator() {
+    setOperator(false, "");
+    $("pin-form").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const pin = $("pin");
+      const button = $("sign-in");
+      button.disabled = true;
+      say("Signing in…", true);
       try {
-        sessionStorage.setItem(PIN_KEY, pin.value);
+        const session = await api("POST", "/api/session", { pin: pin.value.trim() });
+        pin.value = "";
+        setOperator(true, isObject(session) ? str(session.csrf) : "");
+        say("Signed in as the operator.", true);
       } catch (err) {
-        console.warn("could not keep the PIN", err);
+        say(err.message, false);
+      } finally {
+        button.disabled = false;
       }
     });
-    // Enter in the PIN field would otherwise submit its form and reload the page.
-    $("pin-form").addEventListener("submit", (event) => event.preventDefault());
+    $("sign-out").addEventListener("click", async () => {
+      if (await act($("sign-out"), "POST", "/api/session/end", undefined, "Signed out.")) {
+        setOperator(false, "");
+      }
+    });
     $("operator").addEventListener("toggle", () => {
-      if ($("operator").open && !state.gamesLoaded) loadGames();
+      if ($("operator").open && state.operator && !state.gamesLoaded) loadGames();
     });
     $("new-game").addEventListener("submit", async (event) => {
       event.preventDefault();
@@ -645,6 +814,7 @@
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible") retryNow();
     });
+    checkSession();
     connect();
   }
 

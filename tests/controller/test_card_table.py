@@ -4,8 +4,7 @@ are verified before they are dealt."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,21 +16,13 @@ from controller.config import load_config
 from controller.service import build
 from drivers.shoe.fake import FakeShoe
 from drivers.shoe.shuffler import FakeShuffler
-
-PIN = "4821"
-OPERATOR = {"X-Operator-Pin": PIN}
-WAIT = 60.0
+from tests.controller import helpers
+from tests.controller.helpers import OPERATOR, wait_for
 
 
 def write_config(tmp_path: Path, game: str, shoe: str) -> Path:
-    path = tmp_path / "cards.toml"
-    path.write_text(f"""
-[table]
-id = "cards-2"
-game = "{game}"
-data_dir = "{tmp_path}"
-operator_pin = "{PIN}"
-[shoe]
+    return helpers.write_config(tmp_path / "cards.toml", f'id = "cards-2"\ngame = "{game}"',
+                                f"""[shoe]
 {shoe}
 [sim]
 pace = 0
@@ -39,17 +30,6 @@ players = ["Ann", "Bob", "Cy"]
 [scoreboard]
 kind = "none"
 """)
-    return path
-
-
-def wait_for(check: Callable[[], Any]) -> Any:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(0.05)
-    raise TimeoutError("the table did not get there")
 
 
 def shoe_entries(client: TestClient) -> list[dict[str, Any]]:
@@ -84,8 +64,7 @@ def test_a_card_for_one_of_several_hands_waits_for_the_operator(
     built = build(load_config(write_config(tmp_path, "three-card-monte",
                                            f'port = "{shoe.port}"')))
     with TestClient(built.app) as client:
-        wait_for(lambda: any(d["name"] == "shoe" and d["state"] == "working"
-                             for d in client.get("/api/view").json()["devices"]))
+        wait_for(lambda: (d := helpers.device(client, "shoe")) and d["state"] == "working")
         client.post("/api/game", json={"game": "three-card-monte", "players": ["Ann", "Bob"]},
                     headers=OPERATOR).raise_for_status()
         shoe.draw(1)
@@ -142,8 +121,7 @@ def test_a_bad_pack_from_the_shuffler_pauses_the_table_naming_the_cards(
             pack.remove("7H")
             pack.append("QS")
             shuffler.shuffle(pack)
-            device = wait_for(lambda: next((d for d in client.get("/api/view").json()["devices"]
-                                            if d["name"] == "shuffler"), None))
+            device = wait_for(lambda: helpers.device(client, "shuffler"))
             assert device["state"] == "unavailable"
             assert "missing 7H" in device["detail"] and "2 copies of QS" in device["detail"]
             assert client.get("/api/view").json()["status"] == "paused"

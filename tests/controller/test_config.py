@@ -43,7 +43,7 @@ def test_no_file_means_the_simulated_lane_on_loopback() -> None:
     ('[lane]\nfoul_line = 40\n', "lane.foul_line", 2),
     ('[lane]\nball_detector = 25\n', "lane.ball_detector", 2),
     ('[lane]\npins = { 1 = 4 }\n', "lane.pins", 2),
-    ('[scoreboard]\nkind = "hub75"\n', "scoreboard.kind", 2),
+    ('[scoreboard]\nkind = "neon"\n', "scoreboard.kind", 2),
     ('[table]\noperator_pin = 1234\n', "table.operator_pin", 2),
     ('[lights]\non = true\n', "lights", 1),
     ('[camera]\nsource = ""\n', "camera.source", 2),

@@ -3,8 +3,6 @@ ones the reader could not and closes each stroke; a failing sensor pauses the ta
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,22 +17,15 @@ from controller.service import Service, build
 from drivers.pockets import DEFAULT_PINS, NODE_POCKETS
 from drivers.wire.fake import Cable, FakeNode
 from drivers.wire.messages import BALL_IDENTITY_INPUT, NodeType
+from tests.controller import helpers
+from tests.controller.helpers import OPERATOR, view, wait_for
 
-PIN = "4821"
-OPERATOR = {"X-Operator-Pin": PIN}
-WAIT = 60.0
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "billiards.toml"
 
 
 def write_config(tmp_path: Path, pockets: str, *, sim: str = "pace = 0") -> Path:
-    path = tmp_path / "pool.toml"
-    path.write_text(f"""
-[table]
-id = "pool-3"
-game = "fifteen-ball-pool"
-data_dir = "{tmp_path}"
-operator_pin = "{PIN}"
-[pockets]
+    return helpers.write_config(tmp_path / "pool.toml",
+                                'id = "pool-3"\ngame = "fifteen-ball-pool"', f"""[pockets]
 {pockets}
 [sim]
 seed = 11
@@ -43,26 +34,10 @@ players = ["Ann", "Bob"]
 [scoreboard]
 kind = "none"
 """)
-    return path
-
-
-def wait_for(check: Callable[[], Any]) -> Any:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(0.05)
-    raise TimeoutError("the table did not get there")
-
-
-def view(client: TestClient) -> dict[str, Any]:
-    result: dict[str, Any] = client.get("/api/view").json()
-    return result
 
 
 def device(client: TestClient) -> dict[str, Any] | None:
-    return next((d for d in view(client)["devices"] if d["name"] == "pockets"), None)
+    return helpers.device(client, "pockets")
 
 
 def test_the_simulated_table_plays_fifteen_ball_through_its_pocket_sensors(

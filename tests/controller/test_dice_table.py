@@ -4,10 +4,8 @@ requests to confirm, and the operator confirms faces on the dashboard."""
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -15,22 +13,14 @@ from fastapi.testclient import TestClient
 from controller.config import load_config
 from controller.dice_table import DiceRunner
 from controller.service import Service, build
+from tests.controller import helpers
+from tests.controller.helpers import OPERATOR, WAIT, wait_for
 from vision.settle import DieRead, ThrowRead
-
-PIN = "4821"
-OPERATOR = {"X-Operator-Pin": PIN}
-WAIT = 60.0
 
 
 def write_config(tmp_path: Path, camera: str) -> Path:
-    path = tmp_path / "dice.toml"
-    path.write_text(f"""
-[table]
-id = "dice-3"
-game = "craps-bank"
-data_dir = "{tmp_path}"
-operator_pin = "{PIN}"
-[camera]
+    return helpers.write_config(tmp_path / "dice.toml", 'id = "dice-3"\ngame = "craps-bank"',
+                                f"""[camera]
 {camera}
 [sim]
 pace = 0
@@ -38,17 +28,6 @@ players = ["Ann", "Bob"]
 [scoreboard]
 kind = "none"
 """)
-    return path
-
-
-def wait_for(check: Callable[[], Any]) -> Any:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(0.05)
-    raise TimeoutError("the table did not get there")
 
 
 @pytest.fixture
@@ -78,8 +57,7 @@ def record(built: Service, throw: ThrowRead) -> None:
 def test_a_camera_that_is_not_there_is_a_device_unavailable(
         started: tuple[Service, TestClient]) -> None:
     _, client = started
-    camera = wait_for(lambda: next((d for d in client.get("/api/view").json()["devices"]
-                                    if d["name"] == "camera"), None))
+    camera = wait_for(lambda: helpers.device(client, "camera"))
     assert camera["state"] == "unavailable"
     assert "no such device, folder or file" in camera["detail"]
     assert client.get("/api/view").json()["status"] == "paused"

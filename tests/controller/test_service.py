@@ -3,8 +3,7 @@ running the real firmware under MicroPython: edges in, rulings out."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,20 +15,12 @@ from controller.config import load_config
 from controller.service import Service, build, lane_pins
 from drivers.wire.cable import FaultyCable
 from drivers.wire.simnode import SimNode, default_micropython
-
-PIN = "4821"
-OPERATOR = {"X-Operator-Pin": PIN}
-WAIT = 30.0
+from tests.controller import helpers
+from tests.controller.helpers import OPERATOR, wait_for
 
 
 def write_config(tmp_path: Path, backend: str, lane: str = "", sim: str = "") -> Path:
-    path = tmp_path / "lane.toml"
-    path.write_text(f"""
-[table]
-id = "lane-7"
-data_dir = "{tmp_path}"
-operator_pin = "{PIN}"
-[lane]
+    return helpers.write_config(tmp_path / "lane.toml", 'id = "lane-7"', f"""[lane]
 backend = "{backend}"
 settle_time = 0.02
 {lane}
@@ -38,7 +29,6 @@ settle_time = 0.02
 [scoreboard]
 kind = "emulated"
 """)
-    return path
 
 
 @pytest.fixture
@@ -48,16 +38,6 @@ def service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[S
     built = build(load_config(write_config(tmp_path, "fake")))
     with TestClient(built.app) as client:
         yield built, client
-
-
-def wait_for(check: Callable[[], Any]) -> Any:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(0.01)
-    raise TimeoutError("the table did not get there")
 
 
 class Deck:

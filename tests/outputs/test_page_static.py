@@ -74,8 +74,26 @@ def test_page_works_offline() -> None:
 
 def test_script_talks_to_the_service_routes() -> None:
     for route in ("/ws", "/api/games", "/api/game", "/api/dead-ball", "/api/flags/",
-                  "X-Operator-Pin", "sessionStorage"):
+                  "/api/session", "/api/session/end", "X-CSRF-Token", "/api/history?after=",
+                  "/api/rulings/"):
         assert route in JS, route
+
+
+def test_the_operators_controls_wait_for_sign_in_and_the_pin_is_not_kept() -> None:
+    hidden = re.search(r'<div id="operator-controls"[^>]*>', HTML)
+    assert hidden and " hidden" in hidden.group(0)
+    for form in ("flag-forms", "billiards-referee", "dead-ball", "new-game"):
+        assert HTML.index('id="operator-controls"') < HTML.index(f'id="{form}"'), form
+    for store in ("sessionStorage", "localStorage", "document.cookie", "X-Operator-Pin"):
+        assert store not in JS, store
+
+
+def test_family_views_send_changes_only_through_the_shared_helper() -> None:
+    for name in ("dice.js", "cards.js", "billiards.js"):
+        text = (STATIC / name).read_text(encoding="utf-8")
+        posts = re.findall(r'fetch\([^)]*\)', text)
+        assert all("method" not in call for call in posts), name
+        assert "X-CSRF-Token" not in text and "h.act(" in text, name
 
 
 @pytest.mark.parametrize("name", SCRIPTS)

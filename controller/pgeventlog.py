@@ -1,0 +1,297 @@
+"""A table's event log in PostgreSQL: the club's store, with SqliteEventLog's interface.
+
+Several logs share one database (and one `PgDatabase` connection pair): each is named,
+and its entries are numbered 1, 2, 3... without gaps like a table's own log, so the club
+view can mirror a table entry for entry. Bodies are kept as the `json` text the table
+logged, so they read back exactly. Errors are the event log's own (controller.logentry).
+
+Example (with a server at DSN)::
+
+    with PgEventLog(DSN, "lane-1") as log:
+        log.append("event", "sensor:pin-deck", {"pins": 7}).seq   # 1
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from typing import Any, Final
+
+import psycopg
+
+from controller.logentry import (
+    CorruptLogError,
+    Item,
+    LogClosedError,
+    LogEntry,
+    LogStorageError,
+    MissingEntryError,
+    checked_item,
+    encode_object,
+)
+from drivers.closing import Closeable
+
+__all__ = ["PgDatabase", "PgEventLog"]
+
+_LOCK_KEY: Final = 0x486F796C  # "Hoyl": one schema creation at a time across processes
+_SNAPSHOTS_KEPT: Final = 3
+_READ_CHUNK: Final = 2048
+_MICROS: Final = 1e6
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS hoyle_events (
+    log text NOT NULL,
+    seq bigint NOT NULL CHECK (seq > 0),
+    ts_us bigint NOT NULL,
+    kind text NOT NULL,
+    source text NOT NULL,
+    body json NOT NULL,
+    PRIMARY KEY (log, seq)
+);
+CREATE TABLE IF NOT EXISTS hoyle_snapshots (
+    log text NOT NULL,
+    seq bigint NOT NULL CHECK (seq >= 0),
+    ts_us bigint NOT NULL,
+    state json NOT NULL,
+    PRIMARY KEY (log, seq)
+);
+"""
+_SELECT: Final = "SELECT seq, ts_us, kind, source, body::text FROM hoyle_events"
+
+
+class PgDatabase(Closeable):
+    """The connections to one PostgreSQL database that the logs in it share.
+
+    One connection writes and one reads, each behind a lock, so a log is safe from any
+    thread; `append_async` runs its write in a worker thread.
+    """
+
+    def __init__(self, conninfo: str) -> None:
+        self.conninfo = conninfo
+        self._closed = False
+        self.write_lock = threading.Lock()
+        self.read_lock = threading.Lock()
+        self.writer = self._connect()
+        self.reader = self._connect()
+        try:
+            with self.writer.transaction():
+                self.writer.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
+                self.writer.execute(_SCHEMA)
+            self.reader.autocommit = True
+        except psycopg.Error as exc:
+            self.close()
+            raise LogStorageError(f"cannot prepare the club store: {exc}") from exc
+
+    def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
+        try:
+            return psycopg.connect(self.conninfo)
+        except psycopg.Error as exc:
+            raise LogStorageError(f"cannot open the club store: {exc}") from exc
+
+    def logs(self) -> list[str]:
+        """The names of the logs that hold at least one entry."""
+        rows = self.read("SELECT DISTINCT log FROM hoyle_events ORDER BY log", ())
+        return [row[0] for row in rows]
+
+    def read(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """Run one read, fetching every row."""
+        with self.read_lock:
+            self.check_open()
+            try:
+                return self.reader.execute(query.encode(), params).fetchall()
+            except psycopg.Error as exc:
+                raise LogStorageError(f"cannot read the club store: {exc}") from exc
+
+    def check_open(self) -> None:
+        if self._closed:
+            raise LogClosedError("the club store is closed")
+
+    def close(self) -> None:
+        """Release both connections; calling again does nothing."""
+        with self.write_lock, self.read_lock:
+            self._closed = True
+            for conn in (getattr(self, "writer", None), getattr(self, "reader", None)):
+                if conn is not None:
+                    conn.close()
+
+
+class PgEventLog(Closeable):
+    """One named event log in PostgreSQL: durable, gap-free seq, safe from any thread.
+
+    `database` is a connection string (the log opens and closes its own connections) or
+    a shared `PgDatabase` (left open on close).
+    """
+
+    def __init__(self, database: str | PgDatabase, name: str) -> None:
+        if not isinstance(name, str) or not name or not name.isprintable():
+            raise ValueError(f"the log's name must be printable text, not {name!r}")
+        self._owned = isinstance(database, str)
+        self._db = PgDatabase(database) if isinstance(database, str) else database
+        self.name = name
+        self._next_seq: int | None = None
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"PgEventLog({self.name!r})"
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def append(self, kind: str, source: str, body: Mapping[str, Any]) -> LogEntry:
+        """Append one entry; returns once it is committed."""
+        return self._write([checked_item(kind, source, body, "")])[0]
+
+    async def append_async(self, kind: str, source: str, body: Mapping[str, Any]) -> LogEntry:
+        """Append one entry without blocking the event loop; returns once it is committed."""
+        item = checked_item(kind, source, body, "")
+        entries = await asyncio.to_thread(self._write, [item])
+        return entries[0]
+
+    def append_many(self, items: Sequence[tuple[str, str, Mapping[str, Any]]]) -> list[LogEntry]:
+        """Append several entries in one transaction: all are committed, or none is."""
+        checked = [checked_item(kind, source, body, f"item {index}: ")
+                   for index, (kind, source, body) in enumerate(items)]
+        if not checked:
+            self._check_open()
+            return []
+        return self._write(checked)
+
+    def save_snapshot(self, seq: int, state: Mapping[str, Any]) -> None:
+        """Record the state after applying entry `seq` (0: before any); keeps the newest few."""
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+            raise ValueError(f"snapshot seq must be an int >= 0, not {seq!r}")
+        text, _ = encode_object(state, "state")
+        db = self._db
+        with db.write_lock:
+            self._check_open()
+            last = self._last_seq_locked()
+            if seq > last:
+                raise ValueError(f"snapshot seq {seq} is past the last entry ({last})")
+            try:
+                with db.writer.transaction():
+                    db.writer.execute(
+                        "INSERT INTO hoyle_snapshots (log, seq, ts_us, state) "
+                        "VALUES (%s, %s, %s, %s::json) ON CONFLICT (log, seq) DO UPDATE "
+                        "SET ts_us = excluded.ts_us, state = excluded.state",
+                        (self.name, seq, time.time_ns() // 1000, text))
+                    db.writer.execute(
+                        "DELETE FROM hoyle_snapshots WHERE log = %s AND seq NOT IN (SELECT "
+                        "seq FROM hoyle_snapshots WHERE log = %s ORDER BY seq DESC LIMIT %s)",
+                        (self.name, self.name, _SNAPSHOTS_KEPT))
+            except psycopg.Error as exc:
+                raise LogStorageError(f"cannot write snapshot of {self.name}: {exc}") from exc
+
+    def _write(self, items: list[Item]) -> list[LogEntry]:
+        db = self._db
+        with db.write_lock:
+            self._check_open()
+            first = self._last_seq_locked() + 1
+            now = time.time_ns() // 1000
+            rows = [(self.name, first + offset, now, kind, source, text)
+                    for offset, (kind, source, text, _) in enumerate(items)]
+            try:
+                with db.writer.transaction(), db.writer.cursor() as cursor:
+                    cursor.executemany(
+                        "INSERT INTO hoyle_events (log, seq, ts_us, kind, source, body) "
+                        "VALUES (%s, %s, %s, %s, %s, %s::json)", rows)
+            except psycopg.Error as exc:
+                # Another writer may have taken these seqs: count again next time.
+                self._next_seq = None
+                raise LogStorageError(f"cannot append to {self.name}: {exc}") from exc
+            self._next_seq = first + len(items)
+        ts = now / _MICROS
+        return [LogEntry(first + offset, ts, kind, source, copy)
+                for offset, (kind, source, _, copy) in enumerate(items)]
+
+    def _last_seq_locked(self) -> int:
+        """The last seq, counted once per writer and then kept (under the write lock)."""
+        if self._next_seq is None:
+            try:
+                row = self._db.writer.execute(
+                    "SELECT coalesce(max(seq), 0) FROM hoyle_events WHERE log = %s",
+                    (self.name,)).fetchone()
+                self._db.writer.commit()
+            except psycopg.Error as exc:
+                raise LogStorageError(f"cannot read {self.name}: {exc}") from exc
+            assert row is not None
+            self._next_seq = int(row[0]) + 1
+        return self._next_seq - 1
+
+    def close(self) -> None:
+        """Stop using the log (and its own connections, if it opened them)."""
+        self._closed = True
+        if self._owned:
+            self._db.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise LogClosedError(f"event log {self.name} is closed")
+        self._db.check_open()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def entries(self, after: int = 0, kinds: Collection[str] | None = None) -> Iterator[LogEntry]:
+        """Entries with seq > `after` in seq order, optionally only of the given kinds.
+
+        Streams chunk by chunk and yields the entries that were committed when iteration
+        began.
+        """
+        if not isinstance(after, int):
+            raise TypeError(f"after must be an int, not {type(after).__name__}")
+        if isinstance(kinds, str):
+            raise TypeError("kinds must be a collection of kinds, not one str")
+        self._check_open()
+        wanted = None if kinds is None else sorted(set(kinds))
+        if wanted == []:
+            return iter(())
+        return self._stream(after, wanted)
+
+    def _stream(self, after: int, kinds: list[str] | None) -> Iterator[LogEntry]:
+        last = self.last_seq()
+        where = "WHERE log = %s AND seq > %s AND seq <= %s"
+        if kinds is not None:
+            where += " AND kind = ANY(%s)"
+        query = f"{_SELECT} {where} ORDER BY seq"
+        for low in range(max(after, 0), last, _READ_CHUNK):
+            params: tuple[Any, ...] = (self.name, low, min(low + _READ_CHUNK, last))
+            if kinds is not None:
+                params += (kinds,)
+            rows = self._db.read(query, params)
+            self._check_open()
+            yield from map(self._decode, rows)
+
+    def _decode(self, row: tuple[Any, ...]) -> LogEntry:
+        seq, ts_us, kind, source, text = row
+        return LogEntry(int(seq), ts_us / _MICROS, kind, source, _json_object(text))
+
+    def get(self, seq: int) -> LogEntry:
+        """The entry numbered `seq`; MissingEntryError names it when there is none."""
+        rows = self._db.read(f"{_SELECT} WHERE log = %s AND seq = %s", (self.name, seq))
+        if not rows:
+            raise MissingEntryError(f"event log {self.name} has no entry seq {seq}")
+        return self._decode(rows[0])
+
+    def last_seq(self) -> int:
+        """The seq of the newest committed entry; 0 when the log is empty."""
+        self._check_open()
+        rows = self._db.read("SELECT coalesce(max(seq), 0) FROM hoyle_events WHERE log = %s",
+                             (self.name,))
+        return int(rows[0][0])
+
+    def latest_snapshot(self) -> tuple[int, dict[str, Any]] | None:
+        """The newest saved snapshot as (seq, state), or None when there is none."""
+        self._check_open()
+        rows = self._db.read("SELECT seq, state::text FROM hoyle_snapshots WHERE log = %s "
+                             "ORDER BY seq DESC LIMIT 1", (self.name,))
+        if not rows:
+            return None
+        return int(rows[0][0]), _json_object(rows[0][1])
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    value = json.loads(text)
+    if type(value) is not dict:
+        raise CorruptLogError(f"a stored body is a {type(value).__name__}, not a JSON object")
+    return value
