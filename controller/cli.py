@@ -269,9 +269,10 @@ def _doctor(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([c.to_json() for c in checks], indent=2))
     else:
+        width = max((len(check.device) for check in checks), default=0)
         for check in checks:
             mark = "ok    " if check.ok else "SILENT"
-            print(f"{mark} {check.device:16} {check.where:40} {check.detail}")
+            print(f"{mark} {check.device:{width}} {check.where:40} {check.detail}")
     return 0 if all(c.ok for c in checks) else 1
 
 

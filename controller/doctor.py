@@ -27,12 +27,11 @@ from gpiozero.pins.mock import MockFactory
 
 from controller.config import Config
 from controller.errors import ControllerError
-from controller.service import lane_pins
+from controller.service import lane_pins, open_scoreboard
 from drivers.backends import choose_backend, make_pin_factory
 from drivers.errors import DriverError
 from drivers.lane import FoulLine, build_lane
 from drivers.pockets import build_gpio_pockets
-from drivers.scoreboard import open_max7219
 from drivers.shoe.fake import FakeShoe
 from drivers.shoe.link import CardLink, DrawnCard, PackMark
 from drivers.shoe.protocol import DeviceKind
@@ -280,18 +279,22 @@ def check_pockets(config: Config, *, serial_factory: SerialFactory = serial.Seri
 
 
 def check_scoreboard(config: Config) -> Check:
-    """Open the MAX7219 chain on SPI; the other kinds have no hardware."""
+    """Open the board `[scoreboard]` names, the way the service opens it, and let it go."""
     board = config.scoreboard
-    if board.kind != "max7219":
-        return Check("scoreboard", board.kind, True, "no hardware to check")
-    where = f"SPI {board.spi_port}.{board.spi_device}, {board.cascaded} matrices"
+    if board.kind == "none":
+        return Check("scoreboard", "none", True, "no scoreboard configured")
+    where = {"max7219": f"SPI {board.spi_port}.{board.spi_device}, {board.cascaded} matrices",
+             "sevenseg": f"SPI {board.spi_port}.{board.spi_device}, {board.cascaded} modules",
+             "hub75": f"HUB75 {board.rows}x{board.cols}, chain {board.chain}",
+             "serial": f"{board.port} at {board.baud} baud",
+             "emulated": "emulated matrix"}.get(board.kind, board.kind)
     try:
-        device = open_max7219(port=board.spi_port, device=board.spi_device,
-                              cascaded=board.cascaded)
+        opened = open_scoreboard(config)
     except DriverError as error:
         return Check("scoreboard", where, False, str(error))
-    device.cleanup()
-    return Check("scoreboard", where, True, "MAX7219 chain opened")
+    if opened is not None:
+        opened.close()
+    return Check("scoreboard", where, True, f"{board.kind} board opened")
 
 
 def check_dashboard(config: Config) -> Check:
