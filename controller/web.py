@@ -362,15 +362,27 @@ def create_app(table: Table, operator_pin: str, *,
         await socket.accept()
         queue: asyncio.Queue[JSON] = asyncio.Queue(CLIENT_QUEUE)
         clients.queues.add(queue)
-        try:
+
+        async def send() -> None:
             await socket.send_json(table.view())
             while True:
                 await socket.send_json(await queue.get())
-        except (WebSocketDisconnect, RuntimeError):
-            pass
+
+        async def receive() -> None:
+            # The socket takes no commands; reading is how a client's leaving is noticed
+            # on a quiet table (and how a server shutting down ends this handler).
+            while (await socket.receive())["type"] != "websocket.disconnect":
+                pass
+
+        tasks = [asyncio.create_task(send()), asyncio.create_task(receive())]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             clients.queues.discard(queue)
-            with contextlib.suppress(RuntimeError):
+            with contextlib.suppress(RuntimeError, WebSocketDisconnect):
                 await socket.close()
 
     return app

@@ -43,6 +43,7 @@
     historyBusy: false,
     historyAgain: false,
     lawSeq: 0,
+    correctShown: "",
   };
 
   const $ = (id) => document.getElementById(id);
@@ -463,6 +464,41 @@
         el("span", { class: "ruling-text", text: str(ruling.text) }))));
     }));
     $("history-empty").hidden = shown.length > 0;
+    renderCorrections();
+  }
+
+  // The game's events as corrected so far, newest first: what the operator may correct.
+  function correctable() {
+    const events = new Map();
+    for (const entry of state.history) {
+      const body = isObject(entry.body) ? entry.body : {};
+      if (entry.kind === "event" || (entry.kind === "resolve" && isObject(body.event))) {
+        events.set(entry.seq, body.event);
+      } else if (entry.kind === "correct" && events.has(body.target)) {
+        if (isObject(body.event)) events.set(body.target, body.event);
+        else events.delete(body.target);
+      }
+    }
+    return [...events].reverse();
+  }
+
+  // The choice of entry stays while new entries arrive, so a correction in progress stays.
+  function renderCorrections() {
+    const events = correctable();
+    const key = JSON.stringify(events);
+    if (key === state.correctShown) return;
+    state.correctShown = key;
+    const select = $("correct-target");
+    const keep = select.value;
+    select.replaceChildren(...events.map(([seq, event]) =>
+      el("option", { value: String(seq), text: `#${seq} ${eventWords(event)}` })));
+    if (events.some(([seq]) => String(seq) === keep)) select.value = keep;
+    else fillCorrection();
+  }
+
+  function fillCorrection() {
+    const chosen = correctable().find(([seq]) => String(seq) === $("correct-target").value);
+    $("correct-event").value = chosen ? JSON.stringify(chosen[1]) : "";
   }
 
   function renderDevices(devices) {
@@ -791,6 +827,31 @@
       }
       await act(event.submitter || $("new-game").querySelector("button"), "POST", "/api/game",
         { game, players, options: {} }, "Game started.");
+    });
+    $("correct-target").addEventListener("change", fillCorrection);
+    $("correct").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const target = Number($("correct-target").value);
+      const text = $("correct-event").value.trim();
+      let replacement = null;
+      if (text) {
+        try {
+          replacement = JSON.parse(text);
+        } catch (err) {
+          say(`The event is not JSON: ${err.message}`, false);
+          return;
+        }
+        if (!isObject(replacement)) {
+          say('The event must be a JSON object, e.g. {"type": "ball", ...}.', false);
+          return;
+        }
+      }
+      const button = event.submitter || $("correct").querySelector("button");
+      const done = replacement ? `Entry #${target} corrected.` : `Entry #${target} voided.`;
+      if (await act(button, "POST", "/api/corrections",
+        { target, event: replacement, reason: $("correct-reason").value.trim() }, done)) {
+        $("correct-reason").value = "";
+      }
     });
     $("dead-ball").addEventListener("submit", async (event) => {
       event.preventDefault();
