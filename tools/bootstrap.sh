@@ -22,6 +22,10 @@ if [ "${HOYLE_FOR_TESTS:-0}" = 1 ]; then
   [ -d /usr/share/aisleriot/cards ] || need_apt+=(gnome-cards-data)
   [ -d /usr/share/carddecks ] || need_apt+=(kdegames-card-data-kf5)
   have rsvg-convert || need_apt+=(librsvg2-bin)
+  # The club tests start their own Mosquitto broker and PostgreSQL cluster on loopback.
+  [ -x /usr/sbin/mosquitto ] || need_apt+=(mosquitto)
+  compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need_apt+=(postgresql)
+  have openssl || need_apt+=(openssl)
 fi
 
 if [ ${#need_apt[@]} -gt 0 ]; then
