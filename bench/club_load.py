@@ -38,6 +38,9 @@ from controller.club.view import ClubView
 from controller.eventlog import SqliteEventLog
 from controller.table import Table
 
+#: Debian puts the broker in /usr/sbin, which is not on every user's PATH.
+MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+
 CLUB = "bench"
 BALL_EVERY = (8.0, 12.0)
 HOW = ("table SQLite append (WAL, synchronous=FULL) -> bus -> publisher -> Mosquitto 2 on "
@@ -155,7 +158,7 @@ def main() -> None:
     (folder / "mosquitto.conf").write_text(
         f"listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
         f"max_inflight_messages 100\nlog_dest none\nuser {getpass.getuser()}\n")
-    broker = subprocess.Popen(["mosquitto", "-c", str(folder / "mosquitto.conf")],
+    broker = subprocess.Popen([MOSQUITTO, "-c", str(folder / "mosquitto.conf")],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     (folder / "club").mkdir()
     (folder / "lanes").mkdir()

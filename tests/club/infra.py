@@ -22,7 +22,18 @@ from pathlib import Path
 
 from controller.club.acl import acl_text
 
-PG_BIN = Path("/usr/lib/postgresql/15/bin")
+
+def _postgres_bin() -> Path:
+    """The newest Debian PostgreSQL server's bin folder (tools/bootstrap.sh installs one)."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+                   key=lambda path: int(path.parent.parent.name) if
+                   path.parent.parent.name.isdigit() else 0)
+    return found[-1].parent if found else Path("/usr/lib/postgresql/15/bin")
+
+
+#: Debian puts the broker in /usr/sbin, which is not on every user's PATH.
+MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+PG_BIN = _postgres_bin()
 CLUB = "riverside"
 CLUB_PASSWORD = "club-secret"
 HA_PASSWORD = "ha-secret"
@@ -118,7 +129,7 @@ class Broker:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            ["mosquitto", "-c", str(self.folder / "mosquitto.conf")],
+            [MOSQUITTO, "-c", str(self.folder / "mosquitto.conf")],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(lambda: accepts(self.port), "mosquitto to listen", 10)
 
