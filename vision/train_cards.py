@@ -1,25 +1,33 @@
-"""Trains the corner-index classifier committed as vision/models/card_index.onnx.
+"""Trains the card recogniser's two models: vision/models/card_finder.onnx and card_index.onnx.
 
-To regenerate the model (same seeds and decks give the same weights on the same machine):
+To regenerate both (same seeds and decks give the same weights on the same machine):
 
     .venv/bin/pip install torch==2.13.0 onnx     # for training only; the runtime needs OpenCV
     .venv/bin/python -m vision.train_cards
 
 from the repository root, with Debian's card designs installed (gnome-cards-data,
-kdegames-card-data-kf5, librsvg2-bin; see vision/scenes/cards.py). It renders SCENES table
-scenes and SHOES shoe windows with `vision.scenes.cards` from seeds TRAIN_SEED, TRAIN_SEED + 1,
-... drawing ONLY `training_decks()`, finds candidates in each with
-`vision.cards.find_candidates`, and labels each by the index whose outline holds its centre
-and whose upright it points along (rank and suit), or "not an index" when it lies on no
-index; candidates near an index but turned, or on an index the scene does not count as in
-view, are left out as neither. Each index candidate is also cut twice more a little moved,
-turned and scaled, and any crop may be blurred, its strokes made bolder or thinner and its
-contrast changed (`_worn`), as other prints and cameras give them. A small CNN is fitted on
-the crops (`vision.cards.crop_index`) with torch, seeded, on one thread, and exported to
-ONNX for `cv2.dnn`. The held-out decks and the real photos are never read here. `--dev`
-prints the new model's figures on rendered scenes of the
-training decks from DEV_SEED on (seeds used nowhere else), which is where the threshold is
-chosen.
+kdegames-card-data-kf5, librsvg2-bin; see vision/scenes/cards.py). It draws ONLY
+`training_decks()` less DEV_DECKS (kept for development figures), never the held-out decks
+nor the real photos, and takes three steps, each cached under --cache as .npy files:
+
+1. Finder data: SCENES table scenes from seeds [TRAIN_SEED, i] and SHOE_MOSAICS mosaics of
+   4 x 4 shoe windows from [TRAIN_SEED + 1, i], each made harder the way phone photos are
+   (`_camera`: stretched to a square, zoomed in, blurred, noisier, sheared), scaled as
+   `vision.cards.finder_input` scales them. Each visible index gives the finder's targets
+   (centre, upright, height); indices partly covered are left out of the loss.
+   The same pass cuts classifier crops at the true indices (a little moved, turned and
+   scaled) and crops that are not indices (beside them, turned a quarter or half round,
+   anywhere on the frame).
+2. The finder (`build_finder`: a small fully convolutional net, output every STRIDE pixels)
+   is fitted on random 160 x 160 windows (focal loss on the centre map, L1 on the rest).
+3. Finder crops: the new finder is run on CROP_SCENES more scenes (seeds [TRAIN_SEED + 2,
+   i]) and every peak is cut as `vision.cards.crop_index` cuts it and labelled by the index
+   it lies on (rank and suit), "not an index" when on none; then the classifier
+   (`build_classifier`) is fitted on all crops.
+
+Both fits are seeded, on one thread, and exported to ONNX for `cv2.dnn`. `--dev` prints
+the figures on rendered scenes of DEV_DECKS from DEV_SEED on (seeds used nowhere else),
+which is where the threshold is chosen.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -40,103 +49,188 @@ import numpy.typing as npt
 
 from vision.cards import (
     CROP,
+    DEFAULT_FINDER,
     DEFAULT_MODEL,
+    FINDER_CHANNELS,
+    FINDER_SIDE,
     NOT_AN_INDEX,
     RANKS,
+    SHOE_SIDE,
+    SIZE_UNIT,
+    STRIDE,
     SUITS,
     Candidate,
     CardReader,
+    IndexFinder,
     ShoeWindowReader,
     crop_index,
-    find_candidates,
+    finder_input,
     ink_image,
     normalise,
 )
 from vision.core import Frame, Observation, Recogniser
 from vision.evaluate import evaluate
-from vision.scenes.cards import CardScene, render_scene, render_shoe_window, training_decks
+from vision.scenes.cards import CardScene, Deck, render_scene, render_shoe_window, training_decks
 from vision.scenes.cards import write_folder as write_scenes
 
 TRAIN_SEED = 2000
-SCENES = 1000
-SHOES = 1500
+SCENES = 3000
+SHOE_MOSAICS = 300
+CROP_SCENES = 1500
+#: Crops cut at the truth that the classifier is fitted on, with all the finder's crops.
+TRUTH_CROPS = 60_000
+#: Training designs kept out of training to judge on during development.
+DEV_DECKS = ("anglo_poker", "bellot", "kde-jolly-royal", "orell")
 #: Rendered scenes for judging during development; the tests and bench use others.
 DEV_SEED = 600_000
-EPOCHS = 8
-#: Not-an-index crops kept per index crop of a scene (the rest are alike: pips and felt).
-NEGATIVES = 2.0
-#: Moved copies cut of each index candidate.
-JITTERS = 2
-#: How far along an index's upright a candidate must point to be that index (cos 30 deg).
-ALIGNED = 0.86
+FINDER_EPOCHS = 16
+CLASSIFIER_EPOCHS = 6
+#: Side of the windows the finder is fitted on (a multiple of 2 * STRIDE).
+WINDOW = 160
+#: The finder's input size for table scenes (height, width) once scaled.
+INPUT = (240, 320)
 NO_SUIT = -1
+#: A finder peak within this share of an index's height of its centre, pointing within
+#: 37 degrees of its upright, is that index.
+NEAR, ALIGNED = 0.45, 0.8
+CACHE = Path(tempfile.gettempdir()) / "hoyle-cards-train"
 
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
 Crops = npt.NDArray[np.uint8]
 Ints = npt.NDArray[np.int64]
+#: One index as the finder's target: centre x, y, upright x, y, height (input pixels), and
+#: 1 for an index in view, 0 for one to leave out of the loss.
+Index = tuple[float, float, float, float, float, float]
 
 
-def _upright(quad: Sequence[tuple[float, float]], corner: int) -> npt.NDArray[np.float64]:
-    """The unit vector from the bottom of an index to its top, in image pixels: the
-    bottom-right index (corner 1) is printed upside down."""
-    q = np.asarray(quad, np.float64)
-    v = q[0] - q[3] if corner % 2 == 0 else q[3] - q[0]
-    out: npt.NDArray[np.float64] = v / np.linalg.norm(v)
+def fit_decks() -> list[Deck]:
+    """The designs the models are fitted on: the training decks less DEV_DECKS."""
+    return [d for d in training_decks() if d.name not in DEV_DECKS]
+
+
+def dev_decks() -> list[Deck]:
+    """The training designs kept for development figures."""
+    return [d for d in training_decks() if d.name in DEV_DECKS]
+
+
+# --- the truth about each index -----------------------------------------------------------
+
+def _upright(quad: F64, corner: int) -> F64:
+    """The vector from the bottom of an index to its top, in image pixels: the bottom-right
+    index (corner 1) and the bottom-left one of four-index designs are upside down."""
+    v: F64 = quad[0] - quad[3] if corner % 2 == 0 else quad[3] - quad[0]
+    return v
+
+
+def _covered(scene: CardScene, card: int, quad: F64) -> float:
+    """The share of an index's area under the cards laid after its own."""
+    area = max(float(cv2.contourArea(quad.astype(np.float32))), 1e-6)
+    covered = 0.0
+    for other in scene.cards[card + 1:]:
+        inter, _ = cv2.intersectConvexConvex(quad.astype(np.float32),
+                                             np.asarray(other.outline, np.float32))
+        covered = max(covered, float(inter) / area)
+    return covered
+
+
+def scene_indices(scene: CardScene, matrix: F64) -> list[tuple[F64, F64, float, str, bool]]:
+    """Every index of the scene through `matrix` (frame to new pixels, 2 x 3): its centre,
+    upright (unit), height, code and whether it is in view; indices mostly under other
+    cards are left out, being neither to find nor to refuse."""
+    out = []
+    for i, card in enumerate(scene.cards):
+        for corner, (quad, seen) in enumerate(zip(card.corner_quads, card.visible_corners,
+                                                  strict=True)):
+            q = np.asarray(quad, np.float64) @ matrix[:, :2].T + matrix[:, 2]
+            if not seen and _covered(scene, i, np.asarray(quad, np.float64)) > 0.6:
+                continue
+            up = _upright(q, corner)
+            height = float(np.hypot(*up))
+            out.append((q.mean(axis=0), up / height, height, card.code, bool(seen)))
     return out
 
 
-def label_candidates(scene: CardScene, candidates: Sequence[Candidate]) -> list[int | None]:
-    """Each candidate's class: 4 * rank + suit for an index in view, NOT_AN_INDEX * 4 for
-    none, None when it is neither (on an index but turned, or on one not in view)."""
-    quads = [(np.asarray(q, np.float32), _upright(q, c), seen, card.code)
-             for card in scene.cards
-             for c, (q, seen) in enumerate(zip(card.corner_quads, card.visible_corners,
-                                               strict=True))]
-    out: list[int | None] = []
-    for cand in candidates:
-        label: int | None = NOT_AN_INDEX * 4
-        for quad, up, seen, code in quads:
-            if cv2.pointPolygonTest(quad, (cand.x, cand.y), True) >= -2:
-                aligned = cand.ux * up[0] + cand.uy * up[1] >= ALIGNED
-                if seen and aligned and label == NOT_AN_INDEX * 4:
-                    label = 4 * RANKS.index(code[:-1]) + SUITS.index(code[-1])
-                else:
-                    label = None
-        out.append(label)
-    return out
+# --- harder frames ------------------------------------------------------------------------
+
+def _camera(rng: np.random.Generator, image: Frame) -> tuple[Frame, F64]:
+    """The frame as a phone might give it: stretched to a square, zoomed in on part of the
+    table, sheared, blurred, noisier, darker or brighter; and the 2 x 3 matrix from the
+    rendered frame's pixels to the new one's."""
+    h, w = image.shape[:2]
+    out_w, out_h = (w, w) if rng.random() < 0.35 else (w, h)
+    zoom = float(rng.uniform(1.0, 1.8)) if rng.random() < 0.35 else 1.0
+    shear = float(rng.normal(0, 0.08)) if rng.random() < 0.25 else 0.0
+    cx, cy = w / 2 + float(rng.uniform(-0.25, 0.25)) * w * (1 - 1 / zoom), \
+        h / 2 + float(rng.uniform(-0.25, 0.25)) * h * (1 - 1 / zoom)
+    sx, sy = out_w / w * zoom, out_h / h * zoom
+    matrix = np.array([[sx, shear * sx, out_w / 2 - sx * cx - shear * sx * cy],
+                       [0.0, sy, out_h / 2 - sy * cy]], np.float64)
+    out = cv2.warpAffine(image, matrix, (out_w, out_h), flags=cv2.INTER_AREA
+                         if zoom * min(sx, sy) < 1 else cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REFLECT)
+    if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.6, 2.0)))
+    if rng.random() < 0.25:
+        noise = rng.normal(0, float(rng.uniform(3, 12)), out.shape)
+        out = np.clip(out + noise, 0, 255)
+    if rng.random() < 0.3:
+        out = np.clip(out.astype(np.float32) * float(rng.uniform(0.6, 1.4))
+                      + float(rng.uniform(-30, 30)), 0, 255)
+    frame: Frame = np.asarray(out, np.uint8)
+    return frame, matrix
 
 
-def _jitter(rng: np.random.Generator, c: Candidate) -> Candidate:
-    turn = float(rng.normal(0, 0.1))
-    cos, sin = np.cos(turn), np.sin(turn)
-    gap = c.gap * float(rng.uniform(0.85, 1.18))
-    return Candidate(c.x + float(rng.normal(0, 0.08)) * c.gap,
-                     c.y + float(rng.normal(0, 0.08)) * c.gap,
-                     float(cos * c.ux - sin * c.uy), float(sin * c.ux + cos * c.uy), gap)
+def _to_input(frame: Frame, side: int) -> tuple[Frame, float]:
+    """The frame scaled as the finder sees it (without its normalising)."""
+    h, w = frame.shape[:2]
+    scale = side / max(h, w)
+    small = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))),
+                       interpolation=cv2.INTER_AREA)
+    return np.asarray(small, np.uint8), scale
 
 
-def scene_crops(job: tuple[int, bool]) -> tuple[Crops, Ints]:
-    """The labelled crops of one rendered scene (or shoe window) of seed TRAIN_SEED + i."""
-    i, shoe = job
-    rng = np.random.default_rng([TRAIN_SEED, i, int(shoe)])
-    decks = training_decks()
-    scene = render_shoe_window(rng, decks=decks) if shoe else render_scene(rng, decks=decks)
-    ink = ink_image(scene.image)
-    candidates = find_candidates(ink)
-    labels = label_candidates(scene, candidates)
-    positives = [(c, lab) for c, lab in zip(candidates, labels, strict=True)
-                 if lab is not None and lab < NOT_AN_INDEX * 4]
-    negatives = [c for c, lab in zip(candidates, labels, strict=True)
-                 if lab == NOT_AN_INDEX * 4]
-    keep = max(8, round(NEGATIVES * len(positives) * (1 + JITTERS)))
-    if len(negatives) > keep:
-        chosen = rng.choice(len(negatives), size=keep, replace=False)
-        negatives = [negatives[int(k)] for k in sorted(chosen)]
-    cuts: list[tuple[Candidate, int]] = [(c, NOT_AN_INDEX * 4) for c in negatives]
-    for c, lab in positives:
-        cuts.append((c, lab))
-        cuts.extend((_jitter(rng, c), lab) for _ in range(JITTERS))
-    if not cuts:
-        return np.zeros((0, CROP, CROP), np.uint8), np.zeros(0, np.int64)
+# --- classifier crops at the truth -------------------------------------------------------
+
+def _class(code: str) -> int:
+    return 4 * RANKS.index(code[:-1]) + SUITS.index(code[-1])
+
+
+def _moved(rng: np.random.Generator, c: Candidate, spread: float = 1.0) -> Candidate:
+    """A candidate as the finder might misplace it: a little off centre, turned, scaled."""
+    turn = float(rng.normal(0, 0.08 * spread))
+    cos, sin = math.cos(turn), math.sin(turn)
+    return Candidate(c.x + float(rng.normal(0, 0.06 * spread)) * c.size,
+                     c.y + float(rng.normal(0, 0.06 * spread)) * c.size,
+                     cos * c.ux - sin * c.uy, sin * c.ux + cos * c.uy,
+                     c.size * float(np.exp(rng.normal(0, 0.1 * spread))))
+
+
+def truth_crops(rng: np.random.Generator, frame: Frame,
+                indices: Sequence[tuple[F64, F64, float, str, bool]]) -> tuple[Crops, Ints]:
+    """Crops of the indices in view (each three times, moved as the finder may move it)
+    and of what is not an index: beside one, one turned a quarter or half round, anywhere."""
+    ink = ink_image(frame)
+    h, w = ink.shape
+    cuts: list[tuple[Candidate, int]] = []
+    sizes = [size for _, _, size, _, _ in indices] or [float(rng.uniform(15, 60))]
+    for centre, up, size, code, seen in indices:
+        true = Candidate(float(centre[0]), float(centre[1]), float(up[0]), float(up[1]), size)
+        if seen:
+            cuts.extend((_moved(rng, true), _class(code)) for _ in range(3))
+        turn = float(rng.choice([math.pi / 2, math.pi, -math.pi / 2]))
+        cos, sin = math.cos(turn), math.sin(turn)
+        cuts.append((Candidate(true.x, true.y, cos * true.ux - sin * true.uy,
+                               sin * true.ux + cos * true.uy, size), NOT_AN_INDEX * 4))
+        away = float(rng.uniform(0.6, 1.2)) * size
+        angle = float(rng.uniform(0, 2 * math.pi))
+        cuts.append((Candidate(true.x + away * math.cos(angle), true.y + away * math.sin(angle),
+                               true.ux, true.uy, size), NOT_AN_INDEX * 4))
+    for _ in range(max(4, len(indices))):
+        angle = float(rng.uniform(0, 2 * math.pi))
+        cuts.append((Candidate(float(rng.uniform(0, w)), float(rng.uniform(0, h)),
+                               math.cos(angle), math.sin(angle),
+                               sizes[int(rng.integers(0, len(sizes)))]), NOT_AN_INDEX * 4))
     return (np.stack([_worn(rng, crop_index(ink, c)) for c, _ in cuts]),
             np.array([lab for _, lab in cuts], np.int64))
 
@@ -145,49 +239,305 @@ def _worn(rng: np.random.Generator, crop: Crops) -> Crops:
     """A crop as another print or camera might give it: softer, bolder or thinner strokes,
     another contrast; designs the renderer does not have look like this too."""
     out: Any = crop
-    if rng.random() < 0.4:
-        out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.4, 1.3)))
     if rng.random() < 0.3:
+        out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.4, 1.2)))
+    if rng.random() < 0.25:
         kernel = np.ones((2, 2), np.uint8)
         out = cv2.erode(out, kernel) if rng.random() < 0.5 else cv2.dilate(out, kernel)
-    if rng.random() < 0.4:
+    if rng.random() < 0.3:
         gamma = float(rng.uniform(0.6, 1.6))
         out = np.clip(255.0 * (out / 255.0) ** gamma, 0, 255)
     result: Crops = np.asarray(out, np.uint8)
     return result
 
 
-def collect(scenes: int, shoes: int) -> tuple[Crops, Ints]:
-    """The crops and classes of all training scenes, rendered on two processes."""
-    jobs = [(i, False) for i in range(scenes)] + [(i, True) for i in range(shoes)]
+# --- step 1: finder data ------------------------------------------------------------------
+
+def _input_indices(indices: Sequence[tuple[F64, F64, float, str, bool]], scale: float,
+                   shift: tuple[float, float] = (0.0, 0.0)) -> list[Index]:
+    return [(float(c[0]) * scale + shift[0], float(c[1]) * scale + shift[1], float(u[0]),
+             float(u[1]), size * scale, 1.0 if seen else 0.0)
+            for c, u, size, _, seen in indices]
+
+
+def scene_sample(i: int) -> tuple[Frame, list[Index], Crops, Ints]:
+    """Table scene i: the finder's input (INPUT, a window of the scaled frame), its
+    indices, and classifier crops cut at the truth."""
+    rng = np.random.default_rng([TRAIN_SEED, i])
+    scene = render_scene(rng, decks=fit_decks())
+    frame, matrix = _camera(rng, scene.image)
+    indices = scene_indices(scene, matrix)
+    crops, classes = truth_crops(rng, frame, indices)
+    small, scale = _to_input(frame, FINDER_SIDE)
+    top = int(rng.integers(0, small.shape[0] - INPUT[0] + 1))
+    window = np.ascontiguousarray(small[top:top + INPUT[0], :INPUT[1]])
+    return window, _input_indices(indices, scale, (0.0, -float(top))), crops, classes
+
+
+def shoe_sample(i: int) -> tuple[Frame, list[Index], Crops, Ints]:
+    """Shoe mosaic i: 4 x 4 shoe windows, each scaled as ShoeWindowReader scales it."""
+    rng = np.random.default_rng([TRAIN_SEED + 1, i])
+    rows, cols = 4, 4
+    h, w = INPUT
+    tile_w, tile_h = w // cols, h // rows
+    mosaic = np.zeros((h, w, 3), np.uint8)
+    indices: list[Index] = []
+    crops, classes = [], []
+    for k in range(rows * cols):
+        scene = render_shoe_window(rng, decks=fit_decks())
+        frame = scene.image
+        found = scene_indices(scene, np.array([[1.0, 0, 0], [0, 1.0, 0]]))
+        c, lab = truth_crops(rng, frame, found)
+        crops.append(c)
+        classes.append(lab)
+        small, scale = _to_input(frame, SHOE_SIDE)
+        y, x = (k // cols) * tile_h, (k % cols) * tile_w
+        part = small[:tile_h, :tile_w]
+        mosaic[y:y + part.shape[0], x:x + part.shape[1]] = part
+        indices += [i for i in _input_indices(found, scale, (float(x), float(y)))
+                    if x <= i[0] < x + tile_w and y <= i[1] < y + tile_h]
+    return mosaic, indices, np.concatenate(crops), np.concatenate(classes)
+
+
+def _sample(job: tuple[int, bool]) -> tuple[Frame, list[Index], Crops, Ints]:
+    cv2.setNumThreads(1)
+    i, shoe = job
+    return shoe_sample(i) if shoe else scene_sample(i)
+
+
+def finder_data(cache: Path, scenes: int, mosaics: int) -> tuple[Frame, list[list[Index]],
+                                                                  Crops, Ints]:
+    """Step 1's inputs, indices and truth crops, rendered on two processes or read back."""
+    key = cache / f"finder_{scenes}_{mosaics}"
+    if (key / "inputs.npy").exists():
+        return (np.load(key / "inputs.npy"),
+                json.loads((key / "indices.json").read_text(encoding="utf-8")),
+                np.load(key / "crops.npy"), np.load(key / "classes.npy"))
+    jobs = [(i, False) for i in range(scenes)] + [(i, True) for i in range(mosaics)]
     with Pool(2) as pool:
-        parts = pool.map(scene_crops, jobs, chunksize=16)
-    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
+        parts = pool.map(_sample, jobs, chunksize=8)
+    inputs = np.stack([p[0] for p in parts])
+    indices = [p[1] for p in parts]
+    crops, classes = np.concatenate([p[2] for p in parts]), np.concatenate([p[3] for p in parts])
+    key.mkdir(parents=True, exist_ok=True)
+    np.save(key / "inputs.npy", inputs)
+    (key / "indices.json").write_text(json.dumps(indices), encoding="utf-8")
+    np.save(key / "crops.npy", crops)
+    np.save(key / "classes.npy", classes)
+    return inputs, indices, crops, classes
 
 
-def build_net() -> Any:
-    """The classifier: three conv blocks and a small head, logits for 14 ranks (the last
-    "not an index") then 4 suits."""
-    from torch import nn
+# --- step 2: the finder -----------------------------------------------------------------
 
-    def block(a: int, b: int) -> list[nn.Module]:
-        return [nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU(),
-                nn.Conv2d(b, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU(), nn.MaxPool2d(2)]
+def build_finder() -> Any:
+    """The finder: down to 1/8 with a wide view, back up to 1/STRIDE beside the 1/4 features,
+    FINDER_CHANNELS maps out."""
+    from torch import cat, nn
 
-    return nn.Sequential(*block(1, 16), *block(16, 32), *block(32, 48), nn.Flatten(),
-                         nn.Linear(48 * (CROP // 8) ** 2, 128), nn.ReLU(), nn.Dropout(0.2),
-                         nn.Linear(128, len(RANKS) + 1 + len(SUITS)))
+    def conv(a: int, b: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(a, b, 3, stride, padding=dilation, dilation=dilation,
+                                       bias=False), nn.BatchNorm2d(b), nn.ReLU())
+
+    class Finder(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.down = nn.Sequential(conv(3, 16, 2), conv(16, 24, 2), conv(24, 24))
+            self.deep = nn.Sequential(conv(24, 32, 2), conv(32, 32), conv(32, 32, dilation=2),
+                                      conv(32, 32, dilation=4))
+            self.up = nn.Upsample(scale_factor=2, mode="nearest")
+            self.fuse = conv(56, 32)
+            self.head = nn.Conv2d(32, FINDER_CHANNELS, 1)
+
+        def forward(self, x: Any) -> Any:
+            quarter = self.down(x)
+            return self.head(self.fuse(cat([quarter, self.up(self.deep(quarter))], 1)))
+
+    return Finder()
 
 
-def fit(crops: Crops, classes: Ints, seed: int, epochs: int = EPOCHS) -> Any:
-    """A seeded fit on one thread (another training may share this machine)."""
+def finder_targets(indices: Sequence[Index], top: int, left: int, size: int
+                   ) -> tuple[F32, F32, F32, F32]:
+    """Targets on the grid of a size x size window at (top, left) of an input: the centre
+    map, the regression maps (offset x, y, cos, sin, log height), where they count, and
+    where the centre map counts."""
+    cells = size // STRIDE
+    heat = np.zeros((cells, cells), np.float32)
+    reg = np.zeros((5, cells, cells), np.float32)
+    weight = np.zeros((cells, cells), np.float32)
+    counts = np.ones((cells, cells), np.float32)
+    gy, gx = np.mgrid[0:cells, 0:cells].astype(np.float32)
+    for x, y, ux, uy, height, seen in indices:
+        cx, cy = (x - left) / STRIDE, (y - top) / STRIDE
+        h_cells = height / STRIDE
+        if not (-h_cells < cx < cells + h_cells and -h_cells < cy < cells + h_cells):
+            continue
+        ix, iy = math.floor(cx), math.floor(cy)
+        d2 = (gx - ix) ** 2 + (gy - iy) ** 2
+        if not seen:
+            counts[d2 <= max(1.0, (h_cells / 2) ** 2)] = 0
+            continue
+        sigma = max(0.7, h_cells / 6)
+        g = np.exp(-d2 / (2 * sigma * sigma)).astype(np.float32)
+        heat = np.maximum(heat, g)
+        near = (g > 0.3) & (g > weight)
+        reg[0][near], reg[1][near] = (cx - gx)[near], (cy - gy)[near]
+        reg[2][near], reg[3][near] = ux, uy
+        reg[4][near] = math.log(max(height, 1.0) / SIZE_UNIT)
+        weight = np.where(near, g, weight)
+    counts[heat >= 0.999] = 1
+    return heat, reg, weight, counts
+
+
+def fit_finder(inputs: Frame, indices: Sequence[Sequence[Index]], seed: int,
+               epochs: int = FINDER_EPOCHS) -> Any:
+    """A seeded fit on one thread of random WINDOW windows of the inputs."""
     import torch
     from torch.nn import functional
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = build_net()
+    net = build_finder()
+    batch = 32
+    steps = epochs * ((len(inputs) + batch - 1) // batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=4e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps)
+    step = 2 * STRIDE
+    for epoch in range(epochs):
+        net.train()
+        total = 0.0
+        for _ in range(0, len(inputs), batch):
+            picks = rng.integers(0, len(inputs), batch)
+            xs, heats, regs, weights, counts = [], [], [], [], []
+            for k in picks.tolist():
+                image = inputs[k]
+                top = int(rng.integers(0, (image.shape[0] - WINDOW) // step + 1)) * step
+                left = int(rng.integers(0, (image.shape[1] - WINDOW) // step + 1)) * step
+                window = image[top:top + WINDOW, left:left + WINDOW]
+                if rng.random() < 0.3:
+                    # Light print on dark stock, and cards under coloured light.
+                    window = window[:, :, rng.permutation(3)]
+                xs.append(finder_input(window, WINDOW)[0][0])
+                targets = finder_targets(indices[k], top, left, WINDOW)
+                heats.append(targets[0])
+                regs.append(targets[1])
+                weights.append(targets[2])
+                counts.append(targets[3])
+            x = torch.from_numpy(np.stack(xs))
+            heat = torch.from_numpy(np.stack(heats))
+            reg = torch.from_numpy(np.stack(regs))
+            weight = torch.from_numpy(np.stack(weights))
+            count = torch.from_numpy(np.stack(counts))
+            out = net(x)
+            p = torch.sigmoid(out[:, 0]).clamp(1e-4, 1 - 1e-4)
+            centre = heat >= 0.999
+            pos = -torch.log(p) * (1 - p) ** 2 * centre
+            neg = -torch.log(1 - p) * p ** 2 * (1 - heat) ** 4 * (~centre) * count
+            n_pos = max(float(centre.sum()), 1.0)
+            loss: Any = (pos.sum() + neg.sum()) / n_pos
+            loss = loss + (functional.l1_loss(out[:, 1:], reg, reduction="none").sum(1)
+                           * weight).sum() / max(float(weight.sum()), 1.0)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(picks)
+        print(f"finder epoch {epoch + 1}/{epochs}: loss {total / len(inputs):.4f}",
+              file=sys.stderr)
+    net.eval()
+    return net
+
+
+# --- step 3: crops where the finder looks -------------------------------------------------
+
+def label_peaks(candidates: Sequence[Candidate],
+                indices: Sequence[tuple[F64, F64, float, str, bool]]) -> list[int | None]:
+    """Each finder peak's class: the index in view it lies on and points along, "not an
+    index" when it lies on none, None when on an index out of view (partly covered)."""
+    out: list[int | None] = []
+    for c in candidates:
+        label: int | None = NOT_AN_INDEX * 4
+        for centre, up, size, code, seen in indices:
+            if math.hypot(c.x - centre[0], c.y - centre[1]) <= NEAR * size:
+                aligned = c.ux * up[0] + c.uy * up[1] >= ALIGNED
+                label = _class(code) if seen and aligned else (
+                    None if not seen and aligned else NOT_AN_INDEX * 4)
+                break
+        out.append(label)
+    return out
+
+
+def _peak_job(job: tuple[int, bool, str]) -> tuple[Crops, Ints]:
+    cv2.setNumThreads(1)
+    i, shoe, finder_path = job
+    rng = np.random.default_rng([TRAIN_SEED + 2, i, int(shoe)])
+    finder = IndexFinder(Path(finder_path))
+    if shoe:
+        scene = render_shoe_window(rng, decks=fit_decks())
+        frame, matrix = scene.image, np.array([[1.0, 0, 0], [0, 1.0, 0]])
+    else:
+        scene = render_scene(rng, decks=fit_decks())
+        frame, matrix = _camera(rng, scene.image)
+    indices = scene_indices(scene, matrix)
+    candidates = finder(frame, SHOE_SIDE if shoe else FINDER_SIDE)
+    labels = label_peaks(candidates, indices)
+    ink = ink_image(frame)
+    cuts = [(c, lab) for c, lab in zip(candidates, labels, strict=True) if lab is not None]
+    if not cuts:
+        return np.zeros((0, CROP, CROP), np.uint8), np.zeros(0, np.int64)
+    return (np.stack([_worn(rng, crop_index(ink, c)) for c, _ in cuts]),
+            np.array([lab for _, lab in cuts], np.int64))
+
+
+def peak_crops(cache: Path, finder: Path, scenes: int) -> tuple[Crops, Ints]:
+    """Step 3's crops, cut where the finder finds peaks, or read back."""
+    digest = hashlib.sha1(finder.read_bytes()).hexdigest()[:10]
+    key = cache / f"peaks_{scenes}_{digest}"
+    if (key / "crops.npy").exists():
+        return np.load(key / "crops.npy"), np.load(key / "classes.npy")
+    jobs = [(i, False, str(finder)) for i in range(scenes)] + [
+        (i, True, str(finder)) for i in range(scenes)]
+    with Pool(2) as pool:
+        parts = pool.map(_peak_job, jobs, chunksize=16)
+    crops, classes = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    key.mkdir(parents=True, exist_ok=True)
+    np.save(key / "crops.npy", crops)
+    np.save(key / "classes.npy", classes)
+    return crops, classes
+
+
+def build_classifier() -> Any:
+    """The classifier: five convolutions, narrow where the crop is big, and a small head:
+    logits for 14 ranks (the last "not an index") then 4 suits."""
+    from torch import nn
+
+    def conv(a: int, b: int) -> list[nn.Module]:
+        return [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
+
+    return nn.Sequential(*conv(1, 16), nn.MaxPool2d(2), *conv(16, 24), *conv(24, 32),
+                         nn.MaxPool2d(2), *conv(32, 48), *conv(48, 48), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(48 * (CROP // 8) ** 2, 96), nn.ReLU(),
+                         nn.Dropout(0.2), nn.Linear(96, len(RANKS) + 1 + len(SUITS)))
+
+
+def thin(crops: Crops, classes: Ints, seed: int, limit: int) -> tuple[Crops, Ints]:
+    """At most `limit` crops, drawn at random, keeping the index crops' share."""
+    if len(crops) <= limit:
+        return crops, classes
+    keep = np.sort(np.random.default_rng(seed).choice(len(crops), limit, replace=False))
+    return crops[keep], classes[keep]
+
+
+def fit_classifier(crops: Crops, classes: Ints, seed: int,
+                   epochs: int = CLASSIFIER_EPOCHS) -> Any:
+    """A seeded fit on one thread."""
+    import torch
+    from torch.nn import functional
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = build_classifier()
     x = torch.from_numpy(normalise(crops))
     rank = torch.from_numpy(classes // 4)
     suit = torch.from_numpy(np.where(classes // 4 == NOT_AN_INDEX, NO_SUIT, classes % 4))
@@ -200,9 +550,7 @@ def fit(crops: Crops, classes: Ints, seed: int, epochs: int = EPOCHS) -> Any:
         total = 0.0
         for start in range(0, len(x), 256):
             batch = order[start:start + 256]
-            xb = x[batch]
-            # Print fainter or bolder than the renderer draws it.
-            xb = xb * torch.empty(len(xb), 1, 1, 1).uniform_(0.7, 1.3)
+            xb = x[batch] * torch.empty(len(batch), 1, 1, 1).uniform_(0.7, 1.3)
             out = net(xb)
             loss: Any = functional.cross_entropy(out[:, :NOT_AN_INDEX + 1], rank[batch])
             has_suit = suit[batch] != NO_SUIT
@@ -214,20 +562,25 @@ def fit(crops: Crops, classes: Ints, seed: int, epochs: int = EPOCHS) -> Any:
             opt.step()
             sched.step()
             total += float(loss.detach()) * len(batch)
-        print(f"epoch {epoch + 1}/{epochs}: loss {total / len(x):.4f}", file=sys.stderr)
+        print(f"classifier epoch {epoch + 1}/{epochs}: loss {total / len(x):.4f}",
+              file=sys.stderr)
     net.eval()
     return net
 
 
-def export(net: Any, out: Path) -> None:
-    """The fitted net as ONNX that cv2.dnn runs, any batch size."""
+def export(net: Any, out: Path, shape: tuple[int, int, int]) -> None:
+    """The fitted net as ONNX that cv2.dnn runs, any batch size and (for the finder, being
+    fully convolutional) any frame size."""
     import torch
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(net, (torch.zeros(1, 1, CROP, CROP),), str(out), input_names=["crop"],
-                      output_names=["logits"], dynamic_axes={"crop": {0: "n"}, "logits": {0: "n"}},
-                      opset_version=13, dynamo=False)
+    axes = {"x": {0: "n", 2: "h", 3: "w"}, "y": {0: "n", 2: "h", 3: "w"}} if shape[0] == 3 \
+        else {"x": {0: "n"}, "y": {0: "n"}}
+    torch.onnx.export(net, (torch.zeros(1, *shape),), str(out), input_names=["x"],
+                      output_names=["y"], dynamic_axes=axes, opset_version=13, dynamo=False)
 
+
+# --- development figures ----------------------------------------------------------------
 
 class _Remembered:
     """A reader that reads each frame once, so several thresholds are scored on one pass."""
@@ -243,17 +596,19 @@ class _Remembered:
         return self.seen[key]
 
 
-def dev_report(model: Path, scenes: int = 150, shoes: int = 200) -> dict[str, Any]:
-    """The model's figures on development scenes and shoe windows of the training decks."""
+def dev_report(model: Path, finder: Path, scenes: int = 150, shoes: int = 200
+               ) -> dict[str, Any]:
+    """The models' figures on development scenes and shoe windows of DEV_DECKS."""
+    cv2.setNumThreads(1)
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, count, shoe in (("scenes", scenes, False), ("shoe", shoes, True)):
             folder = Path(tmp) / name
-            write_scenes(folder, count, DEV_SEED, shoe=shoe, decks=training_decks())
-            reader = _Remembered(ShoeWindowReader(model=model) if shoe else
-                                 CardReader(model=model))
+            write_scenes(folder, count, DEV_SEED, shoe=shoe, decks=dev_decks())
+            reader = _Remembered(ShoeWindowReader(model=model, finder=finder) if shoe else
+                                 CardReader(model=model, finder=finder))
             result = evaluate(reader, folder, "cards")
-            for threshold in (0.5, 0.7, 0.8, 0.9, 0.95, 0.98):
+            for threshold in (0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99):
                 r = evaluate(reader, folder, "cards", threshold=threshold)
                 out[f"{name}@{threshold}"] = {k: r[k] for k in (
                     "image_accuracy", "item_accuracy", "false_confident_rate", "unsure_rate")}
@@ -263,19 +618,39 @@ def dev_report(model: Path, scenes: int = 150, shoes: int = 200) -> dict[str, An
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL, help="model file to write")
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL,
+                        help="classifier file to write")
+    parser.add_argument("--finder", type=Path, default=DEFAULT_FINDER,
+                        help="finder file to write")
+    parser.add_argument("--cache", type=Path, default=CACHE,
+                        help="folder for the rendered training data")
     parser.add_argument("--scenes", type=int, default=SCENES, help="table scenes to render")
-    parser.add_argument("--shoes", type=int, default=SHOES, help="shoe windows to render")
-    parser.add_argument("--epochs", type=int, default=EPOCHS)
+    parser.add_argument("--mosaics", type=int, default=SHOE_MOSAICS,
+                        help="mosaics of 16 shoe windows to render")
+    parser.add_argument("--crop-scenes", type=int, default=CROP_SCENES,
+                        help="scenes (and as many shoe windows) to cut finder crops from")
+    parser.add_argument("--finder-epochs", type=int, default=FINDER_EPOCHS)
+    parser.add_argument("--classifier-epochs", type=int, default=CLASSIFIER_EPOCHS)
+    parser.add_argument("--skip-finder", action="store_true",
+                        help="keep the finder file as it is; fit only the classifier")
     parser.add_argument("--dev", action="store_true",
-                        help="only print the model's figures on the development scenes")
+                        help="only print the models' figures on the development scenes")
     args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
     if not args.dev:
-        crops, classes = collect(args.scenes, args.shoes)
+        inputs, indices, crops, classes = finder_data(args.cache, args.scenes, args.mosaics)
+        print(f"{len(inputs)} finder inputs, {len(crops)} truth crops", file=sys.stderr)
+        if not args.skip_finder:
+            export(fit_finder(inputs, indices, TRAIN_SEED, args.finder_epochs), args.finder,
+                   (3, WINDOW, WINDOW))
+        crops, classes = thin(crops, classes, TRAIN_SEED, TRUTH_CROPS)
+        more, more_classes = peak_crops(args.cache, args.finder, args.crop_scenes)
+        crops, classes = np.concatenate([crops, more]), np.concatenate([classes, more_classes])
         print(f"{len(crops)} crops, {int((classes // 4 < NOT_AN_INDEX).sum())} of indices",
               file=sys.stderr)
-        export(fit(crops, classes, TRAIN_SEED, args.epochs), args.out)
-    print(json.dumps(dev_report(args.out)))
+        export(fit_classifier(crops, classes, TRAIN_SEED + 1, args.classifier_epochs),
+               args.model, (1, CROP, CROP))
+    print(json.dumps(dev_report(args.model, args.finder)))
     return 0
 
 
