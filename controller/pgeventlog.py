@@ -5,6 +5,12 @@ and its entries are numbered 1, 2, 3... without gaps like a table's own log, so 
 view can mirror a table entry for entry. Bodies are kept as the `json` text the table
 logged, so they read back exactly. Errors are the event log's own (controller.logentry).
 
+One writer thread per database commits the appends of every log in it: it takes all
+that are queued and writes them in one transaction, so the entries of many tables that
+arrive together share one commit (group commit) instead of queueing one commit each.
+When that transaction fails, each append in it is tried again alone, numbered from what
+the database holds, so no append fails another (nor leaves a gap or a double).
+
 Example (with a server at DSN)::
 
     with PgEventLog(DSN, "lane-1") as log:
@@ -14,7 +20,9 @@ Example (with a server at DSN)::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import queue
 import threading
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -65,8 +73,8 @@ _SELECT: Final = "SELECT seq, ts_us, kind, source, body::text FROM hoyle_events"
 class PgDatabase(Closeable):
     """The connections to one PostgreSQL database that the logs in it share.
 
-    One connection writes and one reads, each behind a lock, so a log is safe from any
-    thread; `append_async` runs its write in a worker thread.
+    One connection writes (the writer thread's appends and `save_snapshot`, behind a lock)
+    and one reads (behind its own lock), so a log is safe from any thread.
     """
 
     def __init__(self, conninfo: str) -> None:
@@ -74,6 +82,7 @@ class PgDatabase(Closeable):
         self._closed = False
         self.write_lock = threading.Lock()
         self.read_lock = threading.Lock()
+        self._submit_lock = threading.Lock()  # guards _closed and what enters _queue
         self.writer = self._connect()
         self.reader = self._connect()
         try:
@@ -84,6 +93,10 @@ class PgDatabase(Closeable):
         except psycopg.Error as exc:
             self.close()
             raise LogStorageError(f"cannot prepare the club store: {exc}") from exc
+        self._queue: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()  # None: close
+        self._writer_thread = threading.Thread(target=self._run_writer, daemon=True,
+                                               name="pgeventlog-writer")
+        self._writer_thread.start()
 
     def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
         try:
@@ -109,13 +122,123 @@ class PgDatabase(Closeable):
         if self._closed:
             raise LogClosedError("the club store is closed")
 
+    def submit(self, write: _Write) -> None:
+        """Queue appends for the writer thread (refused once the store is closed)."""
+        with self._submit_lock:
+            self.check_open()
+            self._queue.put(write)
+
     def close(self) -> None:
-        """Release both connections; calling again does nothing."""
+        """Commit what is already queued, then release both connections; again: nothing."""
+        with self._submit_lock:
+            closing, self._closed = not self._closed, True
+        writer = getattr(self, "_writer_thread", None)
+        if closing and writer is not None:
+            self._queue.put(None)
+        if writer is not None:
+            writer.join()
         with self.write_lock, self.read_lock:
-            self._closed = True
             for conn in (getattr(self, "writer", None), getattr(self, "reader", None)):
                 if conn is not None:
                     conn.close()
+
+    def _run_writer(self) -> None:
+        """Writer thread: commit whatever is queued in one transaction, until closed."""
+        closing = False
+        while not closing:
+            batch = [self._queue.get()]
+            while not self._queue.empty():
+                batch.append(self._queue.get_nowait())
+            # close() puts None last and nothing is queued after it.
+            closing = batch[-1] is None
+            writes = [write for write in batch if write is not None]
+            if writes:
+                with self.write_lock:
+                    self._commit(writes)
+                _Write.wake(writes)
+
+    def _commit(self, writes: list[_Write]) -> None:
+        try:
+            self._insert(writes)
+        except (psycopg.Error, LogStorageError):
+            # One bad write must not fail the others it shared the transaction with: each
+            # is tried alone, and only the one that fails again says so.
+            for write in writes:
+                try:
+                    self._insert([write])
+                except LogStorageError as exc:
+                    write.error = exc
+                except Exception as exc:
+                    write.error = LogStorageError(f"cannot append to {write.log.name}: {exc}")
+                    write.error.__cause__ = exc
+
+    def _insert(self, writes: list[_Write]) -> None:
+        """Number and insert the writes in one transaction; their seqs count once it commits."""
+        after: dict[PgEventLog, int] = {}
+        rows = []
+        now = time.time_ns() // 1000
+        try:
+            for write in writes:
+                log = write.log
+                first = (after[log] if log in after else log.last_seq_writing()) + 1
+                write.first_seq, write.ts = first, now / _MICROS
+                rows += [(log.name, first + offset, now, kind, source, text)
+                         for offset, (kind, source, text, _) in enumerate(write.items)]
+                after[log] = first + len(write.items) - 1
+            with self.writer.transaction(), self.writer.cursor() as cursor:
+                cursor.executemany(
+                    "INSERT INTO hoyle_events (log, seq, ts_us, kind, source, body) "
+                    "VALUES (%s, %s, %s, %s, %s, %s::json)", rows)
+        except (psycopg.Error, LogStorageError):
+            # Another writer may have taken these seqs: count again next time.
+            for log in after:
+                log.forget_seq()
+            raise
+        for log, last in after.items():
+            log.wrote(last)
+
+
+class _Write:
+    """Entries of one log for the writer thread, and how to tell their waiter they are in."""
+
+    __slots__ = ("error", "first_seq", "future", "items", "log", "loop", "signal", "ts")
+
+    def __init__(self, log: PgEventLog, items: list[Item],
+                 loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self.log = log
+        self.items = items
+        self.loop = loop
+        self.future: asyncio.Future[None] | None = loop.create_future() if loop else None
+        self.signal = threading.Event()
+        self.first_seq = 0
+        self.ts = 0.0
+        self.error: LogStorageError | None = None
+
+    def result(self) -> list[LogEntry]:
+        """The entries as written, or the writer's error."""
+        if self.error is not None:
+            raise self.error
+        return [LogEntry(self.first_seq + offset, self.ts, kind, source, body)
+                for offset, (kind, source, _, body) in enumerate(self.items)]
+
+    @staticmethod
+    def wake(writes: list[_Write]) -> None:
+        """Release blocked threads; wake each event loop once for all its waiters."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[_Write]] = {}
+        for write in writes:
+            write.signal.set()
+            if write.loop is not None:
+                by_loop.setdefault(write.loop, []).append(write)
+        for loop, waiting in by_loop.items():
+            # A loop that closed meanwhile has nobody left to await these.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(_settle, waiting)
+
+
+def _settle(writes: list[_Write]) -> None:
+    for write in writes:
+        if write.future is not None and not write.future.done():
+            write.future.set_result(None)
 
 
 class PgEventLog(Closeable):
@@ -144,10 +267,17 @@ class PgEventLog(Closeable):
         return self._write([checked_item(kind, source, body, "")])[0]
 
     async def append_async(self, kind: str, source: str, body: Mapping[str, Any]) -> LogEntry:
-        """Append one entry without blocking the event loop; returns once it is committed."""
-        item = checked_item(kind, source, body, "")
-        entries = await asyncio.to_thread(self._write, [item])
-        return entries[0]
+        """Append one entry without blocking the event loop; returns once it is committed.
+
+        Cancelling the await does not withdraw the entry: it may still be written.
+        """
+        self._check_open()
+        write = _Write(self, [checked_item(kind, source, body, "")],
+                       asyncio.get_running_loop())
+        self._db.submit(write)
+        assert write.future is not None
+        await write.future
+        return write.result()[0]
 
     def append_many(self, items: Sequence[tuple[str, str, Mapping[str, Any]]]) -> list[LogEntry]:
         """Append several entries in one transaction: all are committed, or none is."""
@@ -166,7 +296,7 @@ class PgEventLog(Closeable):
         db = self._db
         with db.write_lock:
             self._check_open()
-            last = self._last_seq_locked()
+            last = self.last_seq_writing()
             if seq > last:
                 raise ValueError(f"snapshot seq {seq} is past the last entry ({last})")
             try:
@@ -184,28 +314,13 @@ class PgEventLog(Closeable):
                 raise LogStorageError(f"cannot write snapshot of {self.name}: {exc}") from exc
 
     def _write(self, items: list[Item]) -> list[LogEntry]:
-        db = self._db
-        with db.write_lock:
-            self._check_open()
-            first = self._last_seq_locked() + 1
-            now = time.time_ns() // 1000
-            rows = [(self.name, first + offset, now, kind, source, text)
-                    for offset, (kind, source, text, _) in enumerate(items)]
-            try:
-                with db.writer.transaction(), db.writer.cursor() as cursor:
-                    cursor.executemany(
-                        "INSERT INTO hoyle_events (log, seq, ts_us, kind, source, body) "
-                        "VALUES (%s, %s, %s, %s, %s, %s::json)", rows)
-            except psycopg.Error as exc:
-                # Another writer may have taken these seqs: count again next time.
-                self._next_seq = None
-                raise LogStorageError(f"cannot append to {self.name}: {exc}") from exc
-            self._next_seq = first + len(items)
-        ts = now / _MICROS
-        return [LogEntry(first + offset, ts, kind, source, copy)
-                for offset, (kind, source, _, copy) in enumerate(items)]
+        self._check_open()
+        write = _Write(self, items)
+        self._db.submit(write)
+        write.signal.wait()
+        return write.result()
 
-    def _last_seq_locked(self) -> int:
+    def last_seq_writing(self) -> int:
         """The last seq, counted once per writer and then kept (under the write lock)."""
         if self._next_seq is None:
             try:
@@ -214,10 +329,20 @@ class PgEventLog(Closeable):
                     (self.name,)).fetchone()
                 self._db.writer.commit()
             except psycopg.Error as exc:
+                with contextlib.suppress(psycopg.Error):
+                    self._db.writer.rollback()
                 raise LogStorageError(f"cannot read {self.name}: {exc}") from exc
             assert row is not None
             self._next_seq = int(row[0]) + 1
         return self._next_seq - 1
+
+    def wrote(self, last: int) -> None:
+        """Entries up to `last` are committed (under the write lock)."""
+        self._next_seq = last + 1
+
+    def forget_seq(self) -> None:
+        """Count the last seq from the database next time (under the write lock)."""
+        self._next_seq = None
 
     def close(self) -> None:
         """Stop using the log (and its own connections, if it opened them)."""

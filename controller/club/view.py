@@ -11,8 +11,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Callable, Coroutine
+from typing import Any, Final
 
 import aiomqtt
 
@@ -65,16 +65,24 @@ class ClubView:
         self._client: aiomqtt.Client | None = None
         self._task: asyncio.Task[None] | None = None
         self._drains: set[asyncio.Task[None]] = set()
+        self._opening: dict[str, list[aiomqtt.Message]] = {}
+        """Messages of tables whose log in the store is being opened, in arrival order."""
         for table_id in store.tables():
-            self.mirror(table_id).recover()
-
-    def mirror(self, table_id: str) -> Mirror:
-        """The table's mirror, opening its log in the store the first time."""
-        mirror = self.mirrors.get(table_id)
-        if mirror is None:
-            mirror = Mirror(table_id, self.store.open(table_id), self.league, self._stored)
+            mirror = Mirror(table_id, store.open(table_id), self.league, self._stored)
             self.mirrors[table_id] = mirror
-        return mirror
+            mirror.recover()
+
+    async def _open(self, table_id: str) -> None:
+        """Open a new table's log off the event loop (it may create a file and commit)."""
+        try:
+            event_log = await asyncio.to_thread(self.store.open, table_id)
+        except Exception:
+            self._opening.pop(table_id, None)
+            log.exception("club: cannot open table %s's log in the store", table_id)
+            return
+        self.mirrors[table_id] = Mirror(table_id, event_log, self.league, self._stored)
+        for message in self._opening.pop(table_id, []):
+            self._receive(message)
 
     def _stored(self, table_id: str, entries: list[LogEntry]) -> None:
         for listener in list(self.listeners):
@@ -140,17 +148,23 @@ class ClubView:
         if where is None or not isinstance(payload, bytes | bytearray | str):
             return
         table_id, leaf = where
+        mirror = self.mirrors.get(table_id)
+        if mirror is None:
+            waiting = self._opening.setdefault(table_id, [])
+            waiting.append(message)
+            if len(waiting) == 1:
+                self._spawn(self._open(table_id))
+            return
         if leaf == "status":
             text = payload.decode(errors="replace") if isinstance(payload, bytes | bytearray) \
                 else payload
-            self.mirror(table_id).link = text
+            mirror.link = text
             return
         data = decode_object(payload)
         if data is None:
             log.warning("club: table %s sent a %s message that is not a JSON object",
                         table_id, leaf)
             return
-        mirror = self.mirror(table_id)
         if leaf == "state":
             seq = parse_seq(data, "seq")
             if seq is not None:
@@ -162,9 +176,13 @@ class ClubView:
             if entry is None:
                 log.warning("club: table %s sent a malformed entry", table_id)
             elif mirror.offer(entry):
-                task = asyncio.create_task(mirror.drain())
-                self._drains.add(task)
-                task.add_done_callback(self._drain_done)
+                self._spawn(mirror.drain())
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run store work beside the receive loop, which never waits for a commit."""
+        task = asyncio.create_task(work)
+        self._drains.add(task)
+        task.add_done_callback(self._drain_done)
 
     def _drain_done(self, task: asyncio.Task[None]) -> None:
         self._drains.discard(task)

@@ -120,7 +120,8 @@ class Broker:
         lines = [f"listener {self.port} 127.0.0.1", "allow_anonymous false",
                  f"password_file {passwd}", f"acl_file {self.folder / 'acl'}",
                  "persistence false", f"log_dest file {self.folder / 'broker.log'}",
-                 f"user {getpass.getuser()}", "max_inflight_messages 100"]
+                 f"user {getpass.getuser()}", "max_inflight_messages 100",
+                 "set_tcp_nodelay true"]
         if self.tls is not None:
             self.tls_port = free_port()
             lines += [f"listener {self.tls_port} 127.0.0.1", f"cafile {self.tls.ca}",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from controller.eventlog import SqliteEventLog
-from controller.logentry import LogClosedError, MissingEntryError
+from controller.logentry import LogClosedError, LogEntry, MissingEntryError
 from controller.pgeventlog import PgDatabase, PgEventLog
 from tests.club.infra import Postgres
 
@@ -101,3 +101,36 @@ def test_logs_in_one_database_are_apart(postgres: Postgres) -> None:
         assert database.logs() == ["lane-1", "lane-2"]
         one.close()
         assert two.get(2).body == {"n": 2}  # a shared database stays open for the others
+
+
+def test_many_logs_appending_at_once_each_keep_their_own_numbering(
+        postgres: Postgres) -> None:
+    async def main(logs: list[PgEventLog]) -> None:
+        await asyncio.gather(*(log.append_async("note", "a", {"n": n})
+                               for n in range(5) for log in logs))
+
+    with PgDatabase(postgres.new_database()) as database:
+        logs = [PgEventLog(database, f"lane-{n}") for n in range(1, 21)]
+        asyncio.run(main(logs))
+        for log in logs:
+            assert [e.seq for e in log.entries()] == [1, 2, 3, 4, 5]
+            assert sorted(e.body["n"] for e in log.entries()) == [0, 1, 2, 3, 4]
+
+
+def test_a_seq_taken_by_another_writer_fails_no_other_log_in_the_same_commit(
+        postgres: Postgres) -> None:
+    async def main(one: PgEventLog, two: PgEventLog) -> list[LogEntry | BaseException]:
+        return list(await asyncio.gather(one.append_async("note", "a", {"n": 2}),
+                                         two.append_async("note", "b", {"n": 1}),
+                                         return_exceptions=True))
+
+    dsn = postgres.new_database()
+    with PgDatabase(dsn) as database, PgEventLog(dsn, "lane-1") as other:
+        one, two = PgEventLog(database, "lane-1"), PgEventLog(database, "lane-2")
+        one.append("note", "a", {"n": 1})
+        other.append("note", "elsewhere", {"n": 2})  # takes seq 2 behind `one`'s back
+        mine, theirs = asyncio.run(main(one, two))
+        assert isinstance(theirs, LogEntry) and theirs.seq == 1
+        assert isinstance(mine, LogEntry) and mine.seq == 3  # counted again from the store
+        assert [e.source for e in one.entries()] == ["a", "elsewhere", "a"]
+        assert [e.source for e in two.entries()] == ["b"]
