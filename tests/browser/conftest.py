@@ -30,9 +30,13 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             terminalreporter.write_line(str(path))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
-    """Headless system Chromium for the whole run."""
+    """Headless system Chromium for the browser tests.
+
+    Package scope, not session: Playwright's sync API keeps an event loop running in the
+    main thread while it is open, which would break every later test that runs its own.
+    """
     executable = chromium_path()
     if executable is None:
         pytest.skip("no Chromium found (install Debian's chromium: tools/bootstrap.sh)")
