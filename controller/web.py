@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path as FilePath
 from typing import Annotated, Any
 
+import anyio
 from fastapi import (
     Depends,
     FastAPI,
@@ -363,26 +364,29 @@ def create_app(table: Table, operator_pin: str, *,
         queue: asyncio.Queue[JSON] = asyncio.Queue(CLIENT_QUEUE)
         clients.queues.add(queue)
 
-        async def send() -> None:
-            await socket.send_json(table.view())
-            while True:
-                await socket.send_json(await queue.get())
+        async def send(scope: anyio.CancelScope) -> None:
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+                await socket.send_json(table.view())
+                while True:
+                    await socket.send_json(await queue.get())
+            scope.cancel()
 
-        async def receive() -> None:
+        async def receive(scope: anyio.CancelScope) -> None:
             # The socket takes no commands; reading is how a client's leaving is noticed
             # on a quiet table (and how a server shutting down ends this handler).
-            while (await socket.receive())["type"] != "websocket.disconnect":
-                pass
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+                while (await socket.receive())["type"] != "websocket.disconnect":
+                    pass
+            scope.cancel()
 
-        tasks = [asyncio.create_task(send()), asyncio.create_task(receive())]
         try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            async with anyio.create_task_group() as group:
+                group.start_soon(send, group.cancel_scope)
+                group.start_soon(receive, group.cancel_scope)
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
             clients.queues.discard(queue)
-            with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+            with anyio.CancelScope(shield=True), contextlib.suppress(RuntimeError,
+                                                                    WebSocketDisconnect):
                 await socket.close()
 
     return app

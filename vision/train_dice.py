@@ -1,20 +1,28 @@
-"""Trains the dice classifier committed as vision/models/dice_cnn.onnx.
+"""Trains the dice models committed as vision/models/dice_detector.onnx and dice_cnn.onnx.
 
-To regenerate the model (same seeds and data give the same weights on the same machine):
+To regenerate both (same seeds and data give the same weights on the same machine, up to
+float rounding; about half an hour on two busy cores, most of it fitting):
 
     .venv/bin/pip install torch==2.13.0 onnx     # for training only; the runtime needs OpenCV
-    .venv/bin/python -m vision.train_dice
+    .venv/bin/python -m vision.train_dice --cache /tmp/dice_cache
 
 from the repository root, with the real photos in ../shared/data/dice (labels.jsonl and
-images/). It renders SCENES scenes with vision/scenes/dice.py from seeds TRAIN_SEED,
-TRAIN_SEED + 1, ... (one in three with cocked and off-table dice), takes the real photos
-images/train_* except the development split (every fifth by name, see `real_split`), finds
-candidates in every image with `vision.dice.find_candidates`, labels each candidate by the
-labelled box whose centre it holds (face 1-6, "cocked", or "none" for clutter, shadows and
-pieces of dice), and fits a small CNN on the normalised crops (`vision.dice.crop_die`) with
-torch, seeded, then exports it to ONNX for `cv2.dnn`. The held-out real photos
-images/valid_* are never read here. `--dev` prints the new model's figures on the
-development photos and on rendered scenes from DEV_SEED on (seeds used nowhere else).
+images/). The training frames are the real photos images/train_* except the development
+split (every fifth by name, see `real_split`; their boxes are around the top face's pip
+group, so a die's side is taken from the box) and SCENES scenes rendered with
+vision/scenes/dice.py from seeds TRAIN_SEED, TRAIN_SEED + 1, ... (one in three with cocked
+and off-table dice; their boxes are the whole top face). First the detector is fitted: a
+small fully convolutional net that maps the frame at 320x240 to a heatmap of top-face
+centres (CenterNet's focal loss) and each die's log size. Then the detector runs on every
+training frame; each peak is cropped from the full frame (`vision.dice.crop_die`) and
+labelled by the die whose centre it is near (face 1-6 or "cocked"), or "none" (clutter,
+shadows, pieces of dice: the detector's own mistakes, which the reader learns to reject);
+each labelled die is cropped at its true centre too. The reader, a small CNN, is fitted on
+those crops under random turns, flips, shifts, scales and blur. Both are seeded and
+exported to ONNX for `cv2.dnn`. The held-out real photos images/valid_* are never read
+here. `--dev` prints the new models' figures on the development photos and on rendered
+scenes from DEV_SEED on (seeds used nowhere else); `--cache DIR` keeps the rendered frames
+between runs.
 """
 
 from __future__ import annotations
@@ -32,34 +40,51 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.core import Frame, check_frame
+from vision.core import check_frame
 from vision.dice import (
     COCKED,
     CROP,
+    CROP_SCALE,
+    DEFAULT_DETECTOR,
     DEFAULT_MODEL,
+    DETECT_SIZE,
     NOT_A_DIE,
-    Candidate,
+    STRIDE,
     DiceReader,
     crop_die,
-    find_candidates,
+    normalise,
+    peaks,
 )
 
 REPO = Path(__file__).resolve().parent.parent
 REAL = REPO.parent / "shared" / "data" / "dice"
 TRAIN_SEED = 1000
-SCENES = 3000
+SCENES = 1500
 #: Rendered scenes for judging during development; the tests and bench use others.
 DEV_SEED = 500_000
-EPOCHS = 14
 #: Real photos are few: each is seen this many times per epoch beside the rendered scenes.
-REAL_WEIGHT = 4
+REAL_WEIGHT = 3
+#: A real box holds the pip group; a die's top face is this much wider (a one's box is the face).
+PIP_GROUP = 1.4
+DETECT_EPOCHS = 5
+READ_EPOCHS = 12
+#: Peaks this high are harvested for the reader: lower than the runtime's, for hard negatives.
+HARVEST = 0.12
+#: The reader's training patches: this many pixels, covering this many crops' sides.
+PATCH, PATCH_SCALE = 64, 1.6
+WIDTH, HEIGHT = DETECT_SIZE
+CELLS = (HEIGHT // STRIDE, WIDTH // STRIDE)
+#: The detector learns on windows of this many cells (rows, columns) of the frame.
+WINDOW = (36, 48)
 
-Crops = npt.NDArray[np.uint8]
+U8 = npt.NDArray[np.uint8]
+F32 = npt.NDArray[np.float32]
 Ints = npt.NDArray[np.int64]
-Sample = tuple[Crops, int]
+#: One labelled die: centre x, y and side in frame pixels, and its class.
+Die = tuple[float, float, float, int]
 
 
-def real_split(folder: Path = REAL) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+def real_split(folder: Path = REAL) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The real training photos as (train, dev) label lines: dev is every fifth by name."""
     lines = [json.loads(line) for line in (folder / "labels.jsonl").read_text().splitlines()
              if line.strip()]
@@ -69,99 +94,269 @@ def real_split(folder: Path = REAL) -> tuple[list[dict[str, object]], list[dict[
                                                         if not i % 5])
 
 
-def label_candidates(candidates: Sequence[Candidate], boxes: Sequence[Sequence[float]],
-                     states: Sequence[str]) -> list[int | None]:
-    """Each candidate's class by the labelled box centres it holds; None when it holds two."""
-    out: list[int | None] = []
-    for cand in candidates:
-        corners = cv2.boxPoints(cand.rect)
-        held = [i for i, b in enumerate(boxes)
-                if cv2.pointPolygonTest(corners, (b[0] + b[2] / 2, b[1] + b[3] / 2), False) >= 0]
-        if not held:
-            out.append(NOT_A_DIE)
-        elif len(held) > 1:
-            out.append(None)
-        else:
-            i = held[0]
-            out.append(COCKED if states[i] == "cocked" else int(boxes[i][4]) - 1)
-    return out
+def real_frame(entry: dict[str, Any]) -> tuple[U8, list[Die]]:
+    """One real photo and its dice (every die on them lies flat on the bed)."""
+    path = REAL / str(entry["image"])
+    frame = check_frame(cv2.imread(str(path), cv2.IMREAD_COLOR), str(path))
+    dice = [(x + w / 2, y + h / 2, max(w, h) * (1.0 if v == 1 else PIP_GROUP), int(v) - 1)
+            for x, y, w, h, v in entry["boxes"]]
+    return frame, dice
 
 
-def image_crops(frame: Frame, boxes: Sequence[Sequence[float]], states: Sequence[str],
-                bed: tuple[float, float, float, float] | None = None) -> list[Sample]:
-    """(crop, class) for each candidate of one labelled image."""
-    cands = find_candidates(frame, bed)
-    gray = np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), np.uint8)
-    return [(crop_die(gray, cand), cls) for cand, cls in
-            zip(cands, label_candidates(cands, boxes, states), strict=True) if cls is not None]
-
-
-def scene_crops(seed: int) -> list[Sample]:
-    """Samples of one rendered scene; one seed in three has cocked and off-table dice."""
+def scene_frame(seed: int) -> tuple[U8, list[Die]]:
+    """One rendered scene and its dice; one seed in three has cocked and off-table dice."""
     from vision.scenes.dice import render_scene
 
     risky = seed % 3 == 0
     scene = render_scene(np.random.default_rng(seed), cocked=0.3 if risky else 0.0,
                          off_table=0.2 if risky else 0.0)
-    label = scene.label()
-    return image_crops(scene.image, label["boxes"], label["states"], tuple(label["bed"]))
+    dice = []
+    for die in scene.dice:
+        corners = np.array(die.corners, np.float32)
+        side = float(np.sqrt(max(cv2.contourArea(corners), 1.0)))
+        x, y, w, h = die.box
+        dice.append((x + w / 2, y + h / 2, side,
+                     COCKED if die.state == "cocked" else die.value - 1))
+    return np.asarray(scene.image, np.uint8), dice
 
 
-def real_crops(entry: dict[str, Any]) -> list[Sample]:
-    """Samples of one real photo (every die on it lies flat on the bed)."""
-    path = REAL / str(entry["image"])
-    frame = check_frame(cv2.imread(str(path), cv2.IMREAD_COLOR), str(path))
-    boxes = entry["boxes"]
-    return image_crops(frame, boxes, ["flat"] * len(boxes))
-
-
-def collect(scenes: int) -> tuple[Crops, Ints, Crops, Ints]:
-    """(real crops, classes, rendered crops, classes), in a fixed order whatever the pool."""
+def collect(scenes: int, cache: Path | None) -> tuple[U8, list[list[Die]], npt.NDArray[np.bool_]]:
+    """(frames, their dice, which are real), real first, in a fixed order whatever the pool."""
+    if cache is not None and (cache / "frames.npy").exists():
+        meta = json.loads((cache / "dice.json").read_text())
+        if meta["scenes"] == scenes:
+            frames = np.load(cache / "frames.npy", mmap_mode="r")
+            return (np.asarray(frames), [[tuple(d) for d in f] for f in meta["dice"]],  # type: ignore[misc]
+                    np.array(meta["real"]))
     train, _ = real_split()
     with Pool(2) as pool:
-        real = [s for part in pool.map(real_crops, train) for s in part]
-        rendered = [s for part in pool.map(scene_crops, range(TRAIN_SEED, TRAIN_SEED + scenes),
-                                           chunksize=16) for s in part]
-    return (np.stack([c for c, _ in real]), np.array([k for _, k in real]),
-            np.stack([c for c, _ in rendered]), np.array([k for _, k in rendered]))
+        real = pool.map(real_frame, train)
+        rendered = pool.map(scene_frame, range(TRAIN_SEED, TRAIN_SEED + scenes), chunksize=16)
+    frames = np.stack([f for f, _ in real + rendered])
+    dice = [d for _, d in real + rendered]
+    is_real = np.array([True] * len(real) + [False] * len(rendered))
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        np.save(cache / "frames.npy", frames)
+        (cache / "dice.json").write_text(json.dumps({"scenes": scenes, "dice": dice,
+                                                     "real": is_real.tolist()}))
+    return frames, dice, is_real
 
 
-def fit(crops: Crops, classes: Ints, seed: int, epochs: int = EPOCHS) -> Any:
-    """A small CNN fitted with Adam and a one-cycle rate, seeded, with random dihedral
-    turns and brightness and contrast changes of each crop."""
+def targets(dice: Sequence[Die], shape: tuple[int, int]) -> tuple[F32, F32, F32]:
+    """A frame's heatmap (a Gaussian per die, 1 at its centre cell), log-size map, and the
+    weight of each cell's size (the cells at and next to a centre)."""
+    gh, gw = CELLS
+    sx, sy = shape[1] / WIDTH * STRIDE, shape[0] / HEIGHT * STRIDE
+    heat = np.zeros(CELLS, np.float32)
+    size = np.zeros(CELLS, np.float32)
+    weight = np.zeros(CELLS, np.float32)
+    yy, xx = np.mgrid[0:gh, 0:gw].astype(np.float32)
+    for x, y, side, _ in dice:
+        cx, cy = x / sx - 0.5, y / sy - 0.5
+        sigma = max(0.7, side / sx / 6)
+        heat = np.maximum(heat, np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma ** 2)))
+        ix, iy = round(cx), round(cy)
+        if 0 <= ix < gw and 0 <= iy < gh:
+            heat[iy, ix] = 1.0
+            y0, y1, x0, x1 = max(iy - 1, 0), min(iy + 2, gh), max(ix - 1, 0), min(ix + 2, gw)
+            size[y0:y1, x0:x1] = np.log(side)
+            weight[y0:y1, x0:x1] = 1.0
+    return heat, size, weight
+
+
+def detector_net() -> Any:
+    """The detector: an encoder to 1/16 of the input and a decoder back to 1/4 with skips;
+    out come the heatmap (after a sigmoid) and the log size."""
     import torch
     from torch import nn
 
-    # One thread: the same weights on any machine with this torch, and no spinning threads
-    # fighting other work for a busy machine's cores.
-    torch.set_num_threads(1)
+    def block(a: int, b: int, stride: int = 1) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(a, b, 3, stride, 1, bias=False), nn.BatchNorm2d(b),
+                             nn.ReLU())
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.s2 = nn.Sequential(block(3, 16, 2), block(16, 24, 2))
+            self.s3 = nn.Sequential(block(24, 40, 2), block(40, 40))
+            self.s4 = nn.Sequential(block(40, 64, 2), block(64, 64))
+            self.l3, self.l2 = nn.Conv2d(64, 40, 1), nn.Conv2d(40, 24, 1)
+            self.m3, self.m2 = block(40, 40), block(24, 24)
+            self.head = nn.Conv2d(24, 2, 1)
+            self.up = nn.Upsample(scale_factor=2, mode="nearest")
+            # Start from "no die anywhere" and a typical die's size: early steps are stable.
+            self.head.bias = nn.Parameter(torch.tensor([-2.2, 3.5]))
+
+        def forward(self, x: Any) -> Any:
+            f2 = self.s2(x)
+            f3 = self.s3(f2)
+            f4 = self.s4(f3)
+            d3 = self.m3(f3 + self.up(self.l3(f4)))
+            d2 = self.m2(f2 + self.up(self.l2(d3)))
+            out = self.head(d2)
+            return torch.cat([torch.sigmoid(out[:, :1]), out[:, 1:]], 1)
+
+    return Net()
+
+
+def reader_net() -> Any:
+    """The reader: four conv layers on the CROP x CROP crop, then two dense ones."""
+    from torch import nn
+
+    def block(a: int, b: int) -> list[nn.Module]:
+        return [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
+
+    return nn.Sequential(*block(1, 16), nn.MaxPool2d(2), *block(16, 32), nn.MaxPool2d(2),
+                         *block(32, 48), nn.MaxPool2d(2), *block(48, 64),
+                         nn.Flatten(), nn.Dropout(0.25),
+                         nn.Linear(64 * (CROP // 8) ** 2, 96), nn.ReLU(),
+                         nn.Linear(96, NOT_A_DIE + 1))
+
+
+def _torch(seed: int) -> Any:
+    import torch
+
+    # Two threads at most: the same weights on any machine with this torch, and a busy
+    # two-core machine is not starved.
+    torch.set_num_threads(2)
     torch.manual_seed(seed)
+    return torch
+
+
+def fit_detector(small: U8, dice: Sequence[Sequence[Die]], is_real: npt.NDArray[np.bool_],
+                 shape: tuple[int, int], seed: int, epochs: int = DETECT_EPOCHS) -> Any:
+    """The detector fitted with Adam and a one-cycle rate under flips and colour changes."""
+    torch = _torch(seed)
     rng = np.random.default_rng(seed)
-    width = 16
-    net = nn.Sequential(
-        nn.Conv2d(1, width, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(width, 2 * width, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(2 * width, 4 * width, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(4 * width * (CROP // 8) ** 2, 64), nn.ReLU(), nn.Dropout(0.2),
-        nn.Linear(64, NOT_A_DIE + 1))
+    maps = [targets(d, shape) for d in dice]
+    heat = torch.tensor(np.stack([m[0] for m in maps]))[:, None]
+    size = torch.tensor(np.stack([m[1] for m in maps]))[:, None]
+    weight = torch.tensor(np.stack([m[2] for m in maps]))[:, None]
+    images = torch.tensor(small).permute(0, 3, 1, 2)
+    index = np.concatenate([np.flatnonzero(is_real)] * REAL_WEIGHT + [np.flatnonzero(~is_real)])
+    net = detector_net()
+    batch = 16
+    steps = epochs * ((len(index) + batch - 1) // batch)
+    optimiser = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 4e-3, total_steps=steps)
+    for _ in range(epochs):
+        net.train()
+        order = rng.permutation(index)
+        for start in range(0, len(order), batch):
+            pick = torch.tensor(order[start:start + batch])
+            # A random window of each batch: the net is convolutional, and a window is
+            # cheaper to learn from than the whole frame.
+            gy = int(rng.integers(0, CELLS[0] - WINDOW[0] + 1))
+            gx = int(rng.integers(0, CELLS[1] - WINDOW[1] + 1))
+            cells = (slice(gy, gy + WINDOW[0]), slice(gx, gx + WINDOW[1]))
+            pixels = (slice(gy * STRIDE, (gy + WINDOW[0]) * STRIDE),
+                      slice(gx * STRIDE, (gx + WINDOW[1]) * STRIDE))
+            xb = images[pick][:, :, pixels[0], pixels[1]].float() / 255.0
+            hb, sb, wb = (t[pick][:, :, cells[0], cells[1]] for t in (heat, size, weight))
+            n = len(pick)
+            gain = torch.tensor(rng.uniform(0.6, 1.3, (n, 1, 1, 1)) * rng.uniform(
+                0.9, 1.1, (n, 3, 1, 1)), dtype=torch.float32)
+            shift = torch.tensor(rng.uniform(-0.12, 0.12, (n, 1, 1, 1)), dtype=torch.float32)
+            xb = (xb * gain + shift).clamp(0, 1)
+            for axis in (2, 3):
+                if rng.random() < 0.5:
+                    xb, hb, sb, wb = (t.flip(axis) for t in (xb, hb, sb, wb))
+            out = net(xb)
+            p = out[:, :1].clamp(1e-4, 1 - 1e-4)
+            pos = (hb == 1.0).float()
+            focal = -(pos * (1 - p) ** 2 * torch.log(p)
+                      + (1 - pos) * (1 - hb) ** 4 * p ** 2 * torch.log(1 - p)).sum()
+            size_loss = (wb * (out[:, 1:] - sb).abs()).sum() / wb.sum().clamp(min=1)
+            loss = focal / pos.sum().clamp(min=1) + size_loss
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+    return net.eval()
+
+
+def shrink(frames: U8) -> U8:
+    """The frames at the detector's input size."""
+    return np.stack([cv2.resize(f, DETECT_SIZE, interpolation=cv2.INTER_AREA) for f in frames])
+
+
+def harvest(net: Any, frames: U8, small: U8, dice: Sequence[Sequence[Die]],
+            is_real: npt.NDArray[np.bool_]) -> tuple[U8, Ints, npt.NDArray[np.bool_]]:
+    """Reader patches: each detector peak labelled by the die it lies on (or "none"), and
+    each labelled die at its true centre; (patches, classes, from a real photo)."""
+    import torch
+
+    patches, classes, real = [], [], []
+    h, w = frames.shape[1:3]
+    scale = (w / WIDTH, h / HEIGHT)
+    with torch.no_grad():
+        for start in range(0, len(frames), 32):
+            xb = torch.tensor(small[start:start + 32]).permute(0, 3, 1, 2).float() / 255.0
+            out = net(xb).numpy()
+            for k, maps in enumerate(out):
+                i = start + k
+                gray = cv2.cvtColor(frames[i], cv2.COLOR_BGR2GRAY)
+                for x, y, side, cls in dice[i]:
+                    patches.append(_patch(gray, x, y, side))
+                    classes.append(cls)
+                    real.append(is_real[i])
+                for cand in peaks(maps[0], maps[1], scale, HARVEST):
+                    near = [d for d in dice[i] if np.hypot(cand.x - d[0], cand.y - d[1])
+                            < 0.45 * max(d[2], cand.size)]
+                    patches.append(_patch(gray, cand.x, cand.y, cand.size))
+                    classes.append(near[0][3] if near else NOT_A_DIE)
+                    real.append(is_real[i])
+    return np.stack(patches), np.array(classes), np.array(real)
+
+
+def _patch(gray: U8, x: float, y: float, size: float) -> U8:
+    return crop_die(gray, x, y, size, PATCH, CROP_SCALE * PATCH_SCALE)
+
+
+def augment(patches: U8, rng: np.random.Generator) -> U8:
+    """Reader crops cut from the patches at a random turn (any angle), mirror, scale and
+    shift, some blurred and all with sensor noise, then normalised as at run time."""
+    out = np.empty((len(patches), CROP, CROP), np.uint8)
+    centre = PATCH / 2
+    for i, patch in enumerate(patches):
+        k = CROP / (PATCH / PATCH_SCALE) * float(rng.uniform(0.85, 1.18))
+        m = np.asarray(cv2.getRotationMatrix2D((centre, centre), float(rng.uniform(0, 360)), k),
+                       np.float64)
+        m[:, 2] += CROP / 2 - centre + rng.uniform(-0.12, 0.12, 2) * CROP
+        crop = cv2.warpAffine(patch, m, (CROP, CROP), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+        if rng.random() < 0.5:
+            crop = crop[:, ::-1]
+        if rng.random() < 0.3:
+            crop = cv2.GaussianBlur(crop, (0, 0), float(rng.uniform(0.5, 1.6)))
+        noisy = crop.astype(np.float32) + rng.normal(0, rng.uniform(0, 6), crop.shape)
+        out[i] = np.clip(noisy, 0, 255).astype(np.uint8)
+    return normalise(out)
+
+
+def fit_reader(patches: U8, classes: Ints, real: npt.NDArray[np.bool_], seed: int,
+               epochs: int = READ_EPOCHS) -> Any:
+    """The reader fitted with AdamW and a one-cycle rate on freshly augmented crops."""
+    torch = _torch(seed)
+    from torch import nn
+
+    rng = np.random.default_rng(seed)
+    index = np.concatenate([np.flatnonzero(real)] * REAL_WEIGHT + [np.flatnonzero(~real)])
+    net = reader_net()
     batch = 128
-    steps = epochs * ((len(crops) + batch - 1) // batch)
-    optimiser = torch.optim.Adam(net.parameters(), 2e-3, weight_decay=1e-4)
+    steps = epochs * ((len(index) + batch - 1) // batch)
+    optimiser = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 3e-3, total_steps=steps)
-    xs = torch.tensor(crops.astype(np.float32) / 255.0)[:, None]
     ys = torch.tensor(classes)
     for _ in range(epochs):
         net.train()
-        order = torch.tensor(rng.permutation(len(xs)))
-        for start in range(0, len(xs), batch):
+        order = rng.permutation(index)
+        for start in range(0, len(order), batch):
             pick = order[start:start + batch]
-            xb = torch.rot90(xs[pick], int(rng.integers(4)), (2, 3))
-            if rng.random() < 0.5:
-                xb = xb.flip(3)
-            gain = torch.tensor(rng.uniform(0.7, 1.3, (len(xb), 1, 1, 1)), dtype=torch.float32)
-            shift = torch.tensor(rng.uniform(-0.15, 0.15, (len(xb), 1, 1, 1)),
-                                 dtype=torch.float32)
-            loss = nn.functional.cross_entropy(net((xb * gain + shift).clamp(0, 1)), ys[pick])
+            xb = torch.tensor(augment(patches[pick], rng).astype(np.float32) / 255.0)[:, None]
+            loss = nn.functional.cross_entropy(net(xb), ys[torch.tensor(pick)],
+                                               label_smoothing=0.02)
             optimiser.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call]
             optimiser.step()
@@ -169,18 +364,19 @@ def fit(crops: Crops, classes: Ints, seed: int, epochs: int = EPOCHS) -> Any:
     return net.eval()
 
 
-def export(net: Any, out: Path) -> None:
-    """Writes the fitted CNN as ONNX, with the batch size free, for `cv2.dnn`."""
+def export(net: Any, shape: tuple[int, ...], out: Path, names: tuple[str, str]) -> None:
+    """Writes a fitted net as ONNX, with the batch size free, for `cv2.dnn`."""
     import torch
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(net, (torch.zeros(1, 1, CROP, CROP),), str(out), input_names=["crop"],
-                      output_names=["logits"], opset_version=17, dynamo=False,
-                      dynamic_axes={"crop": {0: "n"}, "logits": {0: "n"}})
+    torch.onnx.export(net, (torch.zeros(*shape),), str(out), input_names=[names[0]],
+                      output_names=[names[1]], opset_version=17, dynamo=False,
+                      dynamic_axes={names[0]: {0: "n"}, names[1]: {0: "n"}})
 
 
-def dev_report(model: Path, folder: Path = REAL, scenes: int = 200) -> dict[str, object]:
-    """The new model's figures on the development photos and on unseen rendered scenes."""
+def dev_report(model: Path, detector: Path, folder: Path = REAL,
+               scenes: int = 200) -> dict[str, object]:
+    """The new models' figures on the development photos and on unseen rendered scenes."""
     from vision.evaluate import evaluate
     from vision.scenes.dice import write_folder
 
@@ -192,7 +388,7 @@ def dev_report(model: Path, folder: Path = REAL, scenes: int = 200) -> dict[str,
             json.dumps({**e, "image": str(folder / str(e["image"]))}) + "\n" for e in dev))
         rendered = Path(tmp) / "rendered"
         write_folder(rendered, scenes, DEV_SEED, cocked=0.1, off_table=0.1)
-        reader = DiceReader(model=model)
+        reader = DiceReader(model=model, detector=detector)
         return {"dev_photos": evaluate(reader, real),
                 "dev_scenes": evaluate(reader, rendered, for_bed=reader.with_bed)}
 
@@ -200,27 +396,27 @@ def dev_report(model: Path, folder: Path = REAL, scenes: int = 200) -> dict[str,
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--scenes", type=int, default=SCENES)
-    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL)
-    parser.add_argument("--crops", type=Path, help="reuse (or write) the crops in this .npz")
+    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL, help="the reader")
+    parser.add_argument("--detector", type=Path, default=DEFAULT_DETECTOR)
+    parser.add_argument("--cache", type=Path, help="keep (or reuse) the frames in this folder")
     parser.add_argument("--dev", action="store_true", help="print development figures")
     args = parser.parse_args(argv)
     if not (REAL / "labels.jsonl").exists():
         print(f"real photos not found in {REAL}", file=sys.stderr)
         return 2
-    if args.crops is not None and args.crops.exists():
-        with np.load(args.crops) as data:
-            real, real_y, rendered, rendered_y = (data[k] for k in ("rx", "ry", "sx", "sy"))
-    else:
-        real, real_y, rendered, rendered_y = collect(args.scenes)
-        if args.crops is not None:
-            np.savez_compressed(args.crops, rx=real, ry=real_y, sx=rendered, sy=rendered_y)
-    crops = np.concatenate([real] * REAL_WEIGHT + [rendered])
-    classes = np.concatenate([real_y] * REAL_WEIGHT + [rendered_y])
-    print(json.dumps({"real": len(real_y), "rendered": len(rendered_y),
-                      "per_class": np.bincount(classes, minlength=NOT_A_DIE + 1).tolist()}))
-    export(fit(crops, classes, TRAIN_SEED), args.out)
+    frames, dice, is_real = collect(args.scenes, args.cache)
+    small = shrink(frames)
+    print(json.dumps({"frames": len(frames), "real": int(is_real.sum()),
+                      "dice": sum(len(d) for d in dice)}), flush=True)
+    detector = fit_detector(small, dice, is_real, frames.shape[1:3], TRAIN_SEED)
+    export(detector, (1, 3, HEIGHT, WIDTH), args.detector, ("frame", "maps"))
+    patches, classes, real = harvest(detector, frames, small, dice, is_real)
+    print(json.dumps({"patches": len(classes), "per_class": np.bincount(
+        classes, minlength=NOT_A_DIE + 1).tolist()}), flush=True)
+    export(fit_reader(patches, classes, real, TRAIN_SEED), (1, 1, CROP, CROP), args.out,
+           ("crop", "logits"))
     if args.dev:
-        print(json.dumps(dev_report(args.out)))
+        print(json.dumps(dev_report(args.out, args.detector)))
     return 0
 
 
