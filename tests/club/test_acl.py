@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
+from collections.abc import Iterator
 from pathlib import Path
 
 import aiomqtt
@@ -94,12 +95,15 @@ async def test_a_table_cannot_read_what_the_club_tells_another(broker: Broker) -
 
 
 @pytest.fixture
-def tls_broker(tmp_path: Path) -> Broker:
+def tls_broker(tmp_path: Path) -> Iterator[Broker]:
     folder = tmp_path / "tls-broker"
     folder.mkdir()
     server = Broker(folder, ["lane-1"], tls=make_certificates(folder))
     server.start()
-    return server
+    try:
+        yield server
+    finally:
+        server.stop()  # whatever the test did; stopping twice is harmless
 
 
 async def test_a_table_publishes_over_tls_to_a_broker_with_a_self_made_certificate(
