@@ -22,7 +22,8 @@ from drivers.closing import Closeable
 from drivers.errors import DeviceUnavailable
 from drivers.scoreboards.picture import BOARD_CHARS, board_text
 
-__all__ = ["LedFont", "Max7219Scoreboard", "open_emulated", "open_max7219", "spi_failed"]
+__all__ = ["LedFont", "Max7219Scoreboard", "SpiBoard", "open_emulated", "open_max7219",
+           "spi_failed"]
 
 LegacyFont = Sequence[Sequence[int]]
 
@@ -66,14 +67,38 @@ class LedFont:
         text(draw, xy, line, fill=fill, font=self.font)
 
 
-class Max7219Scoreboard(Closeable):
+class SpiBoard(Closeable):
+    """What every board on a MAX7219 chain shares: blanking it and releasing the bus."""
+
+    def __init__(self, device: Any) -> None:
+        self._device = device
+        self._closed = False
+
+    def clear(self) -> None:
+        """Blank every LED."""
+        try:
+            self._device.clear()
+        except OSError as exc:
+            raise spi_failed(exc) from exc
+
+    def close(self) -> None:
+        """Blank the board and release the bus; closing twice is harmless."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._device.cleanup()
+        except OSError as exc:
+            raise spi_failed(exc) from exc
+
+
+class Max7219Scoreboard(SpiBoard):
     """A scoreboard drawn on a chain of MAX7219 matrices (or any luma device of that shape)."""
 
     def __init__(self, device: Any, *, font: LegacyFont = TINY_FONT) -> None:
-        self._device = device
+        super().__init__(device)
         self._font = LedFont(font)
         self._y = self._font.baseline(int(device.height))
-        self._closed = False
 
     @property
     def width(self) -> int:
@@ -99,23 +124,6 @@ class Max7219Scoreboard(Closeable):
         try:
             with canvas(self._device) as draw:
                 self._font.draw(draw, (x, self._y), line, "white")
-        except OSError as exc:
-            raise spi_failed(exc) from exc
-
-    def clear(self) -> None:
-        """Blank every LED."""
-        try:
-            self._device.clear()
-        except OSError as exc:
-            raise spi_failed(exc) from exc
-
-    def close(self) -> None:
-        """Blank the board and release the bus; closing twice is harmless."""
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            self._device.cleanup()
         except OSError as exc:
             raise spi_failed(exc) from exc
 

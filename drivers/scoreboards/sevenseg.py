@@ -15,8 +15,7 @@ from luma.core.device import dummy
 from luma.core.virtual import sevensegment
 from luma.led_matrix.segment_mapper import dot_muncher
 
-from drivers.closing import Closeable
-from drivers.scoreboards.matrix import spi_failed
+from drivers.scoreboards.matrix import SpiBoard, spi_failed
 from drivers.scoreboards.picture import board_text
 
 __all__ = ["DIGITS_PER_MODULE", "SevenSegmentScoreboard", "open_emulated_sevenseg"]
@@ -29,12 +28,11 @@ def digits_needed(line: str) -> int:
     return len(list(dot_muncher(line)))
 
 
-class SevenSegmentScoreboard(Closeable):
+class SevenSegmentScoreboard(SpiBoard):
     """A line of seven-segment digits behind a chain of MAX7219 modules (or luma's dummy)."""
 
     def __init__(self, device: Any) -> None:
-        self._device = device
-        self._closed = False
+        super().__init__(device)
         try:
             # A dummy device has no segment mapper of its own; the MAX7219's is dot_muncher.
             # Wrapping the device blanks its digits: the first write on the bus.
@@ -60,23 +58,6 @@ class SevenSegmentScoreboard(Closeable):
         line = self.text_for(view)
         try:
             self._segments.text = " " * (self.digits - digits_needed(line)) + line
-        except OSError as exc:
-            raise spi_failed(exc) from exc
-
-    def clear(self) -> None:
-        """Blank every segment."""
-        try:
-            self._device.clear()
-        except OSError as exc:
-            raise spi_failed(exc) from exc
-
-    def close(self) -> None:
-        """Blank the digits and release the bus; closing twice is harmless."""
-        if self._closed:
-            return
-        self._closed = True
-        try:
-            self._device.cleanup()
         except OSError as exc:
             raise spi_failed(exc) from exc
 
