@@ -9,6 +9,11 @@ shoe is told the card is taken, so a card is never lost or doubled across a cras
 - the game waits for a card to one of several hands, or for no card at all (bets are
   being placed): a `flag` with the card and why; the operator says where it went.
 
+If the shoe stops at a card it cannot give (a number it skipped, a code that is no card),
+the table pauses and a `flag` asks the operator for that card, as the dealer shows it:
+named (card and hand) or voided (no card was drawn), it is the table's, the shoe's position
+moves past it (a `device` entry with `nodes.shoe`) and the cards behind it flow again.
+
 Each entry carries the shoe's position (`nodes.shoe`: boot id and card sequence), so a
 restarted service tells the shoe the last card it holds and carries on from the next.
 With a shuffler, each pack it reads is verified before it is dealt: a missing, extra or
@@ -55,6 +60,8 @@ class CardRunner(Runner):
         self.cards_taken = 0
         self.packs = config.shoe.packs
         self.verified: list[tuple[str, ...]] = []
+        #: Where the shoe stopped for the dealer (boot id, card number) that a thread awaits.
+        self.stops: set[tuple[int, int]] = set()
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
@@ -138,6 +145,52 @@ class CardRunner(Runner):
         detail = health.reason or (f"{health.identity.maker} {health.identity.serial} on "
                                    f"{health.port}" if health.identity else health.port)
         self._tell("shoe", state, detail)
+        if health.stopped_at is not None and health.identity is not None:
+            at = (health.identity.boot_id, health.stopped_at)
+            with self.taken:
+                if at in self.stops:
+                    return
+                self.stops.add(at)
+            self._spawn(lambda: self._await_dealer(at, health.reason), "hoyle-shoe-stop")
+
+    def _await_dealer(self, at: tuple[int, int], why: str) -> None:
+        """The shoe stopped at a card: flag it (once, across restarts), wait until the
+        operator has settled it, then move the shoe's position past it and carry on."""
+        try:
+            flag = self._call(self.stopped(at, why))
+            if flag is None:
+                return
+            while self._call(self._flag_open(flag)):
+                if self.stop.wait(0.2):
+                    return
+            boot, seq = at
+            self._call(self.table.record("device", "shoe", {
+                "device": "shoe", "state": "working",
+                "detail": f"carrying on after card {seq}, which the operator settled",
+                "nodes": {"shoe": [boot, seq]}}))
+            if self.shoe is not None:
+                self.shoe.go_on_after(seq)
+        except (ValueError, DriverError) as error:
+            log.error("the shoe could not carry on after the stop at %s: %s", at, error)
+        finally:
+            with self.taken:
+                self.stops.discard(at)
+
+    async def stopped(self, at: tuple[int, int], why: str) -> int:
+        """The open flag asking for the card the shoe stopped at; flagged now if none is."""
+        for seq, flag in self.table.state.flags.items():
+            if flag["reading"].get("shoe") == list(at):
+                return seq
+        hands = self.hands_waiting()
+        change = await self.table.record("flag", "shoe", {
+            "reading": {"type": "card", "to": None, "card": None, "hands": hands,
+                        "shoe": list(at)},
+            "why": (f"the shoe stopped at card {at[1]} ({why}): name the card the dealer "
+                    "shows and its hand, or void it if no card was drawn")})
+        return change.seq
+
+    async def _flag_open(self, seq: int) -> bool:
+        return seq in self.table.state.flags
 
     def _verify_packs(self) -> None:
         """Each pack the shuffler reads is verified; a bad one pauses the table with why."""

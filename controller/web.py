@@ -318,7 +318,11 @@ def create_app(table: Table, operator_pin: str, *,
         elif reading.get("type") == "card":
             if body.to is None:
                 raise HTTPException(422, "say which hand the card went to, or void the reading")
-            event = {"type": "card", "to": body.to, "card": body.card or reading["card"]}
+            card = body.card or reading["card"]
+            if card is None:
+                raise HTTPException(422, "say which card it was (the dealer shows it), "
+                                         "or void the reading")
+            event = {"type": "card", "to": body.to, "card": card}
         elif reading.get("type") == "pocket":
             ball = body.ball if body.ball is not None else reading.get("ball")
             if ball is None:

@@ -65,6 +65,7 @@ window.hoyleCards = (() => {
       : h.el("input", { type: "text", required: true, placeholder: "banker, a player...",
         autocomplete: "off" });
     const code = h.el("input", { type: "text", value: h.str(reading.card), maxlength: 3,
+      required: !reading.card,
       autocomplete: "off", spellcheck: "false", "aria-label": "The card" });
     const reason = h.el("input", { type: "text", placeholder: "Why (kept in the log)",
       autocomplete: "off" });

@@ -187,6 +187,9 @@ class ShoeHealth:
     bad_cards: int
     """CARD frames naming no card."""
     reconnects: int
+    stopped_at: int | None = None
+    """The number of the card the line stopped at (it never came and cannot be had, or
+    its code is no card): the dealer must show it. None while the items flow."""
 
     @property
     def available(self) -> bool:
@@ -397,6 +400,25 @@ class CardLink(Closeable):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.port!r}, state={self.health().state!r})"
+
+    def go_on_after(self, seq: int) -> None:
+        """Carry on after item ``seq``, the one the line stopped at (see
+        ``ShoeHealth.stopped_at``): the host has it from elsewhere (the dealer showed the
+        card and the operator named it) and has made that durable. The device is told it
+        is taken, and the items after it flow again. ValueError if the line is not
+        stopped at ``seq``."""
+        with self._cond:
+            identity = self._identity
+            if self._fault is None or self._expected != seq or identity is None:
+                raise ValueError(f"{self.port}: the line is not stopped at item {seq}")
+            self._position = (identity.boot_id, seq)
+            self._expected = seq + 1
+            self._fault = None
+            # Held items were never acknowledged: the device sends them again.
+            self._early.clear()
+            self._ack_due = True
+        _log.warning("%s: item %d taken from the operator; carrying on", self.port, seq)
+        self._set_state("running", f"item {seq} taken from the operator")
 
     # --- the reader thread -------------------------------------------------------------
 
@@ -828,4 +850,5 @@ class CardLink(Closeable):
             bad_frames=counts["bad_frames"],
             bad_cards=counts["bad_cards"],
             reconnects=max(0, self._connections - 1),
+            stopped_at=self._expected if self._fault is not None else None,
         )

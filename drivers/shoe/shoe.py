@@ -116,6 +116,12 @@ class DealerShoe(Closeable):
             raise ValueError(f"a shoe holds 1..{MAX_PACKS} packs, not {packs!r}")
         return self._link.ask(NewShoe(packs))
 
+    def go_on_after(self, seq: int) -> None:
+        """Carry on after card ``seq``, where the shoe stopped (``status().stopped_at``):
+        the dealer showed it and the table has it from the operator. ValueError if the
+        shoe is not stopped at ``seq``."""
+        self._link.go_on_after(seq)
+
     def close(self) -> None:
         """Stop reading and close the port."""
         self._link.close()

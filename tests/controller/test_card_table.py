@@ -125,3 +125,82 @@ def test_a_bad_pack_from_the_shuffler_pauses_the_table_naming_the_cards(
             assert device["state"] == "unavailable"
             assert "missing 7H" in device["detail"] and "2 copies of QS" in device["detail"]
             assert client.get("/api/view").json()["status"] == "paused"
+
+
+def shoe_cards(client: TestClient) -> list[dict[str, Any]]:
+    return [e for e in shoe_entries(client) if e["kind"] == "event"]
+
+
+def open_flag(client: TestClient) -> dict[str, Any]:
+    [flag] = wait_for(lambda: client.get("/api/view").json()["flags"])
+    return dict(flag)
+
+
+def test_a_card_the_shoe_misread_is_named_by_the_operator_and_the_shoe_goes_on(
+        tmp_path: Path, shoe: FakeShoe) -> None:
+    built = build(load_config(write_config(tmp_path, "red-dog", f'port = "{shoe.port}"')))
+    with TestClient(built.app) as client:
+        wait_for(lambda: (d := helpers.device(client, "shoe")) and d["state"] == "working")
+        client.post("/api/game", json={"game": "red-dog", "players": ["Ann", "Bob"]},
+                    headers=OPERATOR).raise_for_status()
+        shoe.misread_next("ZZ")
+        shoe.draw(1)  # the queen of hearts, read as "ZZ"
+        flag = open_flag(client)
+        assert "stopped at card 1" in flag["what"] and "'ZZ'" in flag["what"]
+        assert flag["reading"]["card"] is None
+        view = client.get("/api/view").json()
+        assert view["status"] == "paused"
+        assert helpers.device(client, "shoe")["state"] == "unavailable"
+        path = f"/api/flags/{flag['seq']}/resolve"
+        assert flag["reading"]["hands"] == ["Bob"]  # the hand the game waited to deal to
+        to = "Bob"
+        nameless = client.post(path, json={"to": to, "reason": "x"}, headers=OPERATOR)
+        assert nameless.status_code == 422 and "which card" in nameless.text
+        done = client.post(path, json={"to": to, "card": "QH", "reason": "the dealer showed it"},
+                           headers=OPERATOR)
+        assert done.status_code == 200, done.text
+        wait_for(lambda: helpers.device(client, "shoe")["state"] == "working")
+        assert built.table.state.nodes["shoe"][1] == 1  # the shoe's position moved past it
+        shoe.wait_acked()  # the shoe was told the card is taken
+        shoe.draw(1)
+        entries = wait_for(lambda: (found := shoe_cards(client)) and found)
+        assert [e["body"]["event"]["card"] for e in entries] == ["7C"]
+        assert entries[0]["body"]["nodes"]["shoe"][1] == 2
+        history = client.get("/api/history").json()
+        resolved = [e for e in history if e["kind"] == "resolve"]
+        assert resolved[0]["body"]["event"]["card"] == "QH"
+        assert resolved[0]["source"] == "operator"
+        assert client.get("/api/view").json()["flags"] == []
+
+
+def test_a_number_the_shoe_skipped_is_voided_once_even_across_a_restart(
+        tmp_path: Path, shoe: FakeShoe) -> None:
+    config = load_config(write_config(tmp_path, "red-dog", f'port = "{shoe.port}"'))
+    first = build(config)
+    with TestClient(first.app) as client:
+        wait_for(lambda: (d := helpers.device(client, "shoe")) and d["state"] == "working")
+        client.post("/api/game", json={"game": "red-dog", "players": ["Ann", "Bob"]},
+                    headers=OPERATOR).raise_for_status()
+        shoe.draw(1)
+        wait_for(lambda: shoe_cards(client))
+        shoe.skip_next()
+        shoe.draw(1)  # the seven of clubs, numbered 3: number 2 never existed
+        flag = open_flag(client)
+        assert "stopped at card 2" in flag["what"] and "cannot resend" in flag["what"]
+    again = build(config)  # the service restarts with the flag open
+    with TestClient(again.app) as client:
+        runner = again.runner
+        assert isinstance(runner, CardRunner)
+        wait_for(lambda: runner.shoe is not None
+                 and runner.shoe.status().stopped_at == 2)
+        assert [f["seq"] for f in client.get("/api/view").json()["flags"]] == [flag["seq"]]
+        done = client.post(f"/api/flags/{flag['seq']}/resolve",
+                           json={"void": True, "reason": "the shoe skipped a number"},
+                           headers=OPERATOR)
+        assert done.status_code == 200, done.text
+        entries = wait_for(lambda: (found := shoe_cards(client)) and len(found) == 2
+                           and found)
+        assert [e["body"]["event"]["card"] for e in entries] == ["QH", "7C"]
+        assert [e["body"]["nodes"]["shoe"][1] for e in entries] == [1, 3]
+        flags = [e for e in client.get("/api/history").json() if e["kind"] == "flag"]
+        assert len(flags) == 1

@@ -134,8 +134,18 @@ def test_a_card_the_shoe_skipped_stops_the_table_naming_it(stack: ExitStack) -> 
     health = wait_health(shoe, "unavailable")
     assert "card 2 never arrived" in health.reason and "cannot resend" in health.reason
     assert [card.code for card in cards.items] == ["9C"]
+    assert health.stopped_at == 2
     with pytest.raises(DeviceUnavailable, match="card 2"):
         shoe.wait_ready(WAIT)
+    with pytest.raises(ValueError, match="not stopped at item 3"):
+        shoe.go_on_after(3)
+
+    # The operator settled card 2 (no card was drawn): the cards behind it flow again.
+    shoe.go_on_after(2)
+    cards.wait_for(3)
+    assert [(card.seq, card.code) for card in cards.items] == [(1, "9C"), (3, "8C"), (4, "7C")]
+    assert wait_health(shoe, "running").stopped_at is None
+    fake.wait_acked()
 
 
 def test_a_code_that_is_no_card_is_reported_by_name_and_never_dealt(stack: ExitStack) -> None:
@@ -155,6 +165,13 @@ def test_a_code_that_is_no_card_is_reported_by_name_and_never_dealt(stack: ExitS
     with pytest.raises(BadReading, match="'1X'"):
         shoe.wait_ready(WAIT)
     assert [card.code for card in cards.items] == ["AD"]
+    assert health.stopped_at == 2
+
+    # The dealer showed card 2 and the table has it: the shoe frees it and goes on.
+    shoe.go_on_after(2)
+    cards.wait_for(2)
+    assert [(card.seq, card.code) for card in cards.items] == [(1, "AD"), (3, "6D")]
+    fake.wait_acked()
 
 
 def test_after_an_unplug_the_cards_drawn_meanwhile_arrive_none_lost_or_doubled(
