@@ -9,7 +9,9 @@ float rounding; about half an hour on two busy cores, most of it fitting):
 from the repository root, with the real photos in ../shared/data/dice (labels.jsonl and
 images/). The training frames are the real photos images/train_* except the development
 split (every fifth by name, see `real_split`; their boxes are around the top face's pip
-group, so a die's side is taken from the box) and SCENES scenes rendered with
+group, so a die's side is taken from the box, except a one's, whose box is drawn anyhow:
+its side is left to the detector), each also zoomed in and out (`zoomed`), and SCENES
+scenes rendered with
 vision/scenes/dice.py from seeds TRAIN_SEED, TRAIN_SEED + 1, ... (one in three with cocked
 and off-table dice; their boxes are the whole top face). First the detector is fitted: a
 small fully convolutional net that maps the frame at 320x240 to a heatmap of top-face
@@ -63,9 +65,16 @@ SCENES = 1500
 #: Rendered scenes for judging during development; the tests and bench use others.
 DEV_SEED = 500_000
 #: Real photos are few: each is seen this many times per epoch beside the rendered scenes.
-REAL_WEIGHT = 3
-#: A real box holds the pip group; a die's top face is this much wider (a one's box is the face).
+REAL_WEIGHT = 2
+#: A real box holds the pip group; a die's top face is this much wider. A one's box is drawn
+#: anyhow (8 to 86 pixels round one pip), so a one's side is unknown: UNKNOWN_SIDE.
 PIP_GROUP = 1.4
+UNKNOWN_SIDE = 0.0
+#: A die of unknown side draws a heat spot as wide as a die this many pixels across.
+TYPICAL_SIDE = 56.0
+#: Each real photo is also seen zoomed in and out by factors from these ranges, so the
+#: detector learns dice nearer and farther than the webcam's.
+ZOOM_IN, ZOOM_OUT = (1.3, 1.9), (0.55, 0.8)
 DETECT_EPOCHS = 5
 READ_EPOCHS = 12
 #: Peaks this high are harvested for the reader: lower than the runtime's, for hard negatives.
@@ -76,6 +85,9 @@ WIDTH, HEIGHT = DETECT_SIZE
 CELLS = (HEIGHT // STRIDE, WIDTH // STRIDE)
 #: The detector learns on windows of this many cells (rows, columns) of the frame.
 WINDOW = (36, 48)
+
+#: Bumped whenever the frames `collect` makes change, so an old cache is not reused.
+CACHE_VERSION = 2
 
 U8 = npt.NDArray[np.uint8]
 F32 = npt.NDArray[np.float32]
@@ -98,9 +110,50 @@ def real_frame(entry: dict[str, Any]) -> tuple[U8, list[Die]]:
     """One real photo and its dice (every die on them lies flat on the bed)."""
     path = REAL / str(entry["image"])
     frame = check_frame(cv2.imread(str(path), cv2.IMREAD_COLOR), str(path))
-    dice = [(x + w / 2, y + h / 2, max(w, h) * (1.0 if v == 1 else PIP_GROUP), int(v) - 1)
-            for x, y, w, h, v in entry["boxes"]]
+    dice = [(x + w / 2, y + h / 2, UNKNOWN_SIDE if v == 1 else max(w, h) * PIP_GROUP,
+             int(v) - 1) for x, y, w, h, v in entry["boxes"]]
     return frame, dice
+
+
+def zoomed(frame: U8, dice: Sequence[Die], factor: float,
+           rng: np.random.Generator) -> tuple[U8, list[Die]]:
+    """The frame scaled by `factor` about a point near its dice (mirrored at the borders when
+    it shrinks), with the dice that stay in the frame moved and scaled alike."""
+    h, w = frame.shape[:2]
+    # A die's body and shadow reach past its top face.
+    reach = 1.6 * max((d[2] or TYPICAL_SIDE) for d in dice) if dice else 0.0
+    left, right = min((d[0] for d in dice), default=w / 2), max((d[0] for d in dice), default=w / 2)
+    top, bottom = min((d[1] for d in dice), default=h / 2), max((d[1] for d in dice), default=h / 2)
+    # Zoomed in no further than keeps every die wholly in the frame.
+    factor = min(factor, max(1.0, w / (right - left + reach), h / (bottom - top + reach)))
+    slack_x = max(w / factor - (right - left + reach), 0.0) / 2
+    slack_y = max(h / factor - (bottom - top + reach), 0.0) / 2
+    cx = (left + right) / 2 + float(rng.uniform(-slack_x, slack_x))
+    cy = (top + bottom) / 2 + float(rng.uniform(-slack_y, slack_y))
+    m = np.array([[factor, 0, w / 2 - factor * cx], [0, factor, h / 2 - factor * cy]],
+                 np.float32)
+    out = np.asarray(cv2.warpAffine(frame, m, (w, h), flags=cv2.INTER_AREA if factor < 1
+                                    else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT),
+                     np.uint8)
+    moved = [(factor * (x - cx) + w / 2, factor * (y - cy) + h / 2, side * factor, cls)
+             for x, y, side, cls in dice]
+    if factor < 1:
+        # Mirrored borders copy the dice; only the originals are labelled, so the copies
+        # would teach the detector to miss dice. Blank the border to the frame's median.
+        inside = np.zeros((h, w), np.uint8)
+        x0, y0 = w / 2 - factor * cx, h / 2 - factor * cy
+        inside[max(int(y0), 0):int(y0 + factor * h), max(int(x0), 0):int(x0 + factor * w)] = 1
+        fill = np.median(frame.reshape(-1, 3), axis=0)
+        out[inside == 0] = fill.astype(np.uint8)
+    return out, [d for d in moved if 0 <= d[0] < w and 0 <= d[1] < h]
+
+
+def real_frames(entry: dict[str, Any]) -> list[tuple[U8, list[Die]]]:
+    """A real photo as it is, zoomed in and zoomed out (seeded by its name)."""
+    frame, dice = real_frame(entry)
+    rng = np.random.default_rng(sum(str(entry["image"]).encode()))
+    return [(frame, dice), zoomed(frame, dice, float(rng.uniform(*ZOOM_IN)), rng),
+            zoomed(frame, dice, float(rng.uniform(*ZOOM_OUT)), rng)]
 
 
 def scene_frame(seed: int) -> tuple[U8, list[Die]]:
@@ -124,13 +177,13 @@ def collect(scenes: int, cache: Path | None) -> tuple[U8, list[list[Die]], npt.N
     """(frames, their dice, which are real), real first, in a fixed order whatever the pool."""
     if cache is not None and (cache / "frames.npy").exists():
         meta = json.loads((cache / "dice.json").read_text())
-        if meta["scenes"] == scenes:
+        if meta["scenes"] == scenes and meta.get("version") == CACHE_VERSION:
             frames = np.load(cache / "frames.npy", mmap_mode="r")
             return (np.asarray(frames), [[tuple(d) for d in f] for f in meta["dice"]],  # type: ignore[misc]
                     np.array(meta["real"]))
     train, _ = real_split()
     with Pool(2) as pool:
-        real = pool.map(real_frame, train)
+        real = [f for fs in pool.map(real_frames, train) for f in fs]
         rendered = pool.map(scene_frame, range(TRAIN_SEED, TRAIN_SEED + scenes), chunksize=16)
     frames = np.stack([f for f, _ in real + rendered])
     dice = [d for _, d in real + rendered]
@@ -138,8 +191,8 @@ def collect(scenes: int, cache: Path | None) -> tuple[U8, list[list[Die]], npt.N
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)
         np.save(cache / "frames.npy", frames)
-        (cache / "dice.json").write_text(json.dumps({"scenes": scenes, "dice": dice,
-                                                     "real": is_real.tolist()}))
+        (cache / "dice.json").write_text(json.dumps({
+            "scenes": scenes, "version": CACHE_VERSION, "dice": dice, "real": is_real.tolist()}))
     return frames, dice, is_real
 
 
@@ -154,14 +207,15 @@ def targets(dice: Sequence[Die], shape: tuple[int, int]) -> tuple[F32, F32, F32]
     yy, xx = np.mgrid[0:gh, 0:gw].astype(np.float32)
     for x, y, side, _ in dice:
         cx, cy = x / sx - 0.5, y / sy - 0.5
-        sigma = max(0.7, side / sx / 6)
+        sigma = max(0.7, (side or TYPICAL_SIDE) / sx / 6)
         heat = np.maximum(heat, np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sigma ** 2)))
         ix, iy = round(cx), round(cy)
         if 0 <= ix < gw and 0 <= iy < gh:
             heat[iy, ix] = 1.0
             y0, y1, x0, x1 = max(iy - 1, 0), min(iy + 2, gh), max(ix - 1, 0), min(ix + 2, gw)
-            size[y0:y1, x0:x1] = np.log(side)
-            weight[y0:y1, x0:x1] = 1.0
+            if side != UNKNOWN_SIDE:
+                size[y0:y1, x0:x1] = np.log(side)
+                weight[y0:y1, x0:x1] = 1.0
     return heat, size, weight
 
 
@@ -298,6 +352,11 @@ def harvest(net: Any, frames: U8, small: U8, dice: Sequence[Sequence[Die]],
                 i = start + k
                 gray = cv2.cvtColor(frames[i], cv2.COLOR_BGR2GRAY)
                 for x, y, side, cls in dice[i]:
+                    if side == UNKNOWN_SIDE:
+                        # The detector's own size there, as the reader will see it run.
+                        gx = int(np.clip(x / scale[0] / STRIDE, 0, CELLS[1] - 1))
+                        gy = int(np.clip(y / scale[1] / STRIDE, 0, CELLS[0] - 1))
+                        side = float(np.exp(maps[1][gy, gx]))
                     patches.append(_patch(gray, x, y, side))
                     classes.append(cls)
                     real.append(is_real[i])
@@ -330,9 +389,23 @@ def augment(patches: U8, rng: np.random.Generator) -> U8:
             crop = crop[:, ::-1]
         if rng.random() < 0.3:
             crop = cv2.GaussianBlur(crop, (0, 0), float(rng.uniform(0.5, 1.6)))
+        elif rng.random() < 0.2:
+            crop = motion_blur(np.asarray(crop, np.uint8), rng)
         noisy = crop.astype(np.float32) + rng.normal(0, rng.uniform(0, 6), crop.shape)
         out[i] = np.clip(noisy, 0, 255).astype(np.uint8)
     return normalise(out)
+
+
+def motion_blur(crop: U8, rng: np.random.Generator) -> U8:
+    """The crop smeared along a random line 2-5 pixels long, as a die still rolling is."""
+    length = int(rng.integers(2, 6))
+    line = np.zeros((length * 2 + 1, length * 2 + 1), np.float32)
+    line[length, :] = 1.0
+    turn = cv2.getRotationMatrix2D((length, length), float(rng.uniform(0, 180)), 1.0)
+    kernel = np.asarray(cv2.warpAffine(line, turn, line.shape[::-1]), np.float32)
+    out = cv2.filter2D(crop, -1, kernel / max(float(kernel.sum()), 1e-6),
+                       borderType=cv2.BORDER_REPLICATE)
+    return np.asarray(out, np.uint8)
 
 
 def fit_reader(patches: U8, classes: Ints, real: npt.NDArray[np.bool_], seed: int,
