@@ -9,6 +9,19 @@ each ball they report:
 - not named: a `flag` asking the referee which ball fell in that pocket; he names it
   through the flags' resolve route (`{"ball": 9}`), or voids it.
 
+On the pockets node (`pockets.source = "node"`) a ball is acknowledged to the node only
+once it is logged, so a service killed or a Pi without power never loses one: the node
+keeps it and sends it again. Each entry a ball makes carries, in `nodes["pockets"]`, how
+far the node's reports were consumed: `[boot_id, seq, inputs 1-7]` (the link resumes
+there, the inputs seeding their values), released to the node once logged; or, for a
+ball logged while later reports are still pending (two balls named together), the last
+such checkpoint and the seq before that ball's report (`[boot_id, seq, inputs 1-7,
+follows]`), so that after a restart the balls up to it are known to be logged already
+and are not logged twice. Node reports that make no ball (a throat opening, a read of no
+ball) are released once the pockets are idle, with a note carrying their checkpoint if
+the inputs' values changed. If a ball cannot be logged, nothing more is taken or
+released until the service restarts, and the pockets say so.
+
 Everything else a stroke needs comes from the referee through the operator's events
 (`/api/events`): the stroke with its facts, a count, a call, a foul, a ball off the
 table, a private ball drawn. `CueTable` shows what the game awaits (the engine's
@@ -26,7 +39,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 import serial
@@ -38,9 +51,16 @@ from controller.runner import RECORD_TIMEOUT, Runner
 from controller.table import Table
 from drivers.backends import choose_backend, make_pin_factory
 from drivers.errors import DriverError
-from drivers.pockets import PocketReport, Pockets, build_gpio_pockets, build_node_pockets
+from drivers.pockets import (
+    NodeCheckpoint,
+    PocketReport,
+    Pockets,
+    build_gpio_pockets,
+    build_node_pockets,
+)
+from drivers.wire.frame import SEQ_MOD
 from drivers.wire.link import NodeLink
-from drivers.wire.messages import NodeType
+from drivers.wire.messages import NODE_INPUTS, NodeType
 from engine.billiards.core import CUE, CUSHION
 from engine.billiards.table import CueState
 from engine.core import JSON
@@ -53,6 +73,11 @@ DEVICE = "pockets"
 NEW_GAME_PAUSE = 3.0
 #: The events that close a stroke: none may while a ball fallen in it is not named.
 CLOSINGS = ("stroke", "count")
+
+#: The pockets node's inputs, in the order a logged checkpoint gives their values.
+NODE_INPUT_ORDER = tuple(sorted(NODE_INPUTS[NodeType.POCKETS]))
+#: A checkpoint's length in `nodes["pockets"]`: boot id, seq, the inputs' values.
+CHECKPOINT_LEN = 2 + len(NODE_INPUT_ORDER)
 
 #: The simulated strokes: how many balls fall (weights for 0, 1, 2, 3).
 SIM_FALLS = (50, 35, 11, 4)
@@ -121,6 +146,12 @@ class CueRunner(Runner):
         self.link: NodeLink | None = None
         self.pin_factory: Any = None
         self.reports_taken = 0
+        #: The pockets node (pockets' thread only): the last `nodes["pockets"]` logged; the
+        #: balls a previous run logged past its checkpoint (boot id, checkpoint seq, seq
+        #: before the last ball's report); whether a ball failed to be logged.
+        self.logged: list[int] | None = None
+        self.skip: tuple[int, int, int] | None = None
+        self.held = False
         #: What really fell on the simulated table, for the simulated referee: (pocket, ball).
         self.truth: deque[tuple[str, str]] = deque()
 
@@ -143,11 +174,13 @@ class CueRunner(Runner):
         wait = pockets.reader_wait if pockets.ball_reader else 0.0
         if pockets.source == "node":
             assert pockets.node_port is not None
+            resume, values = self._resume(self.table.state.nodes.get(DEVICE))
             self.link = NodeLink(pockets.node_port, node_type=NodeType.POCKETS,
                                  on_state=self._link_state(DEVICE),
-                                 serial_factory=self.serial_factory, start=False)
+                                 serial_factory=self.serial_factory, start=False,
+                                 manual_ack=True, resume=resume, resume_inputs=values)
             self.pockets = build_node_pockets(self.link, on_report=self._on_report,
-                                              reader_wait=wait)
+                                              reader_wait=wait, on_consumed=self._on_consumed)
             return None
         backend = "fake" if pockets.source == "sim" else choose_backend("real")
         self.pin_factory = make_pin_factory(backend)
@@ -159,6 +192,22 @@ class CueRunner(Runner):
             return f"simulated table: mock pins, {reader}"
         return f"{backend} pins " + ", ".join(f"{name} GPIO{pin}"
                                                for name, pin in pockets.pins.items())
+
+    def _resume(self, saved: list[int] | None
+                ) -> tuple[tuple[int, int] | None, dict[int, int] | None]:
+        """Where the log says the node's reports were consumed, and the inputs' values then.
+
+        Also notes the balls logged past that checkpoint, which the node sends again.
+        """
+        if saved is None or len(saved) < CHECKPOINT_LEN:
+            return None, None
+        self.logged = list(saved)
+        boot_id, seq = saved[0], saved[1]
+        if len(saved) > CHECKPOINT_LEN:
+            last = saved[CHECKPOINT_LEN]
+            if (last - seq) % SEQ_MOD < SEQ_MOD // 2:
+                self.skip = (boot_id, seq, last)
+        return (boot_id, seq), dict(zip(NODE_INPUT_ORDER, saved[2:CHECKPOINT_LEN], strict=True))
 
     def close(self) -> None:
         super().close()
@@ -172,31 +221,103 @@ class CueRunner(Runner):
     # -- what the pockets report -------------------------------------------------------------
 
     def _on_report(self, report: PocketReport) -> None:
-        """The pockets' thread: each report is recorded before the next is taken."""
-        if self.loop is not None and not self.loop.is_closed():
-            self._call(self.take(report))
+        """The pockets' thread: each report is recorded (then released) before the next."""
+        if self.loop is not None and not self.loop.is_closed() and not self.held:
+            if self._logged_before(report):
+                log.info("a ball in %s that the pockets node sent again was logged before "
+                         "the restart", report.pocket)
+                if report.checkpoint is not None:
+                    self._on_consumed(report.checkpoint)
+            else:
+                nodes = self._nodes_entry(report)
+                if self._logs(self.take(report, nodes)):
+                    if nodes is not None:
+                        self.logged = nodes
+                    if report.checkpoint is not None:
+                        self._release(report.checkpoint)
         with self.taken:
             self.reports_taken += 1
             self.taken.notify_all()
+
+    def _on_consumed(self, checkpoint: NodeCheckpoint) -> None:
+        """The pockets' thread: node reports that made no ball are consumed; release them.
+
+        Logged first (a note) unless the last checkpoint logged has the same inputs'
+        values and no ball past it: a restart resumes from that one just as well.
+        """
+        if self.loop is None or self.loop.is_closed() or self.held:
+            return
+        logged = self.logged
+        if (logged is None or len(logged) != CHECKPOINT_LEN or logged[0] != checkpoint[0]
+                or logged[2:] != list(checkpoint[2:])):
+            body: JSON = {"what": "pockets node reports consumed",
+                          "nodes": {DEVICE: list(checkpoint)}}
+            if not self._logs(self.table.record("note", SOURCE, body)):
+                return
+            self.logged = list(checkpoint)
+        self._release(checkpoint)
+
+    def _logs(self, recording: Coroutine[Any, Any, Change]) -> bool:
+        """Record on the loop; False if refused, or if it failed (then hold the node)."""
+        try:
+            return self._call(recording) is not None
+        except Exception as error:
+            if self.link is None:
+                raise
+            self.held = True
+            why = (f"a ball could not be logged ({type(error).__name__}: {error}); the "
+                   "pockets node keeps its reports until the service restarts")
+            log.error("%s", why)
+            self._tell(DEVICE, "unavailable", why)
+            return False
+
+    def _release(self, checkpoint: NodeCheckpoint) -> None:
+        """Acknowledge the node's reports up to the logged checkpoint."""
+        if self.link is not None:
+            self.link.release(checkpoint[1], boot_id=checkpoint[0])
+
+    def _nodes_entry(self, report: PocketReport) -> list[int] | None:
+        """What the entry of a node's ball says of the node (see the module docstring)."""
+        if report.checkpoint is not None:
+            return list(report.checkpoint)
+        logged = self.logged
+        if (report.follows is None or logged is None or len(logged) < CHECKPOINT_LEN
+                or report.follows[0] != logged[0]):
+            return None
+        return [*logged[:CHECKPOINT_LEN], report.follows[1]]
+
+    def _logged_before(self, report: PocketReport) -> bool:
+        """Whether the node sent this ball again after a restart, and it was logged then."""
+        skip, follows = self.skip, report.follows
+        if skip is not None and follows is not None:
+            boot_id, seq, last = skip
+            if follows[0] == boot_id and (follows[1] - seq) % SEQ_MOD <= (last - seq) % SEQ_MOD:
+                return True
+        self.skip = None
+        return False
 
     def ball_name(self, number: int) -> str:
         """The game's name of the ball the reader numbered."""
         return CUE if number == self.config.pockets.cue_number else str(number)
 
-    async def take(self, report: PocketReport) -> None:
-        """Record one ball the pockets reported (see the module docstring)."""
+    async def take(self, report: PocketReport, nodes: list[int] | None = None) -> Change:
+        """Record one ball the pockets reported (see the module docstring).
+
+        ``nodes``, the pockets node's position, goes into the entry as `nodes["pockets"]`.
+        """
         seen: JSON = {"seen": {"pocket": report.pocket, "reader": report.ball}}
+        if nodes is not None:
+            seen["nodes"] = {DEVICE: nodes}
         view = self.table.view()
         if view["game"] is None or view["game"]["over"]:
-            await self.table.record("note", SOURCE, {
+            return await self.table.record("note", SOURCE, {
                 "what": f"a ball fell in {report.pocket} with no game in progress", **seen})
-        elif report.ball is None:
-            await self.table.record("flag", SOURCE, {
+        if report.ball is None:
+            return await self.table.record("flag", SOURCE, {
                 "reading": {"type": "pocket", "ball": None, "pocket": report.pocket},
                 "why": f"which ball fell in {report.pocket}?", **seen})
-        else:
-            await self.table.reading({"type": "pocket", "ball": self.ball_name(report.ball),
-                                      "pocket": report.pocket}, SOURCE, seen)
+        return await self.table.reading({"type": "pocket", "ball": self.ball_name(report.ball),
+                                         "pocket": report.pocket}, SOURCE, seen)
 
     # -- the simulated table ---------------------------------------------------------------
 

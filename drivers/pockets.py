@@ -18,6 +18,23 @@ gully; without a reader it is 0 and every report comes at once without a number.
 :class:`Pockets` calls ``on_report`` from one thread of its own, one report at a time,
 in the order the balls fell.
 
+On a pockets node whose link acknowledges only what its consumer releases
+(``NodeLink(..., manual_ack=True)``, and ``on_consumed`` given), each report says which
+of the node's reports it settles, so that none is acknowledged before it is logged:
+
+- ``checkpoint``, ``(boot_id, seq, input 1..7 values)``: the node's position once every
+  report it had delivered is in this report or an earlier one (the pockets are idle).
+  Only the last report of a batch can carry it (two balls named together); release it
+  once this report and every earlier one are logged, and a restarted link resumes there;
+- ``follows``, ``(boot_id, seq)``: the node report delivered just before the one in which
+  this ball's throat closed. The same ball delivered again after a restart has the same
+  ``follows``, so a consumer that logged it without a checkpoint can tell it is a repeat.
+
+Node reports that make no report (a throat opening again, QUERY answers, a read of no
+ball) are settled by the next report's checkpoint, or, when the pockets are idle with no
+report to carry it, through ``on_consumed(checkpoint)``. Balls still waiting for their
+names when the pockets close are left with the node, which sends them again.
+
 Example:
     >>> from gpiozero.pins.mock import MockFactory
     >>> import threading
@@ -36,20 +53,22 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Final, TypedDict
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeAlias, TypedDict
 
 import serial
 
 from drivers.closing import Closeable
 from drivers.debounce import Debouncer, Stable
 from drivers.lane import Clock, LineStatus, _check_distinct, _InputLine
-from drivers.wire.link import NodeLink
+from drivers.wire.link import NodeLink, ReportHandler
+from drivers.wire.messages import NODE_INPUTS, NodeType
 from drivers.wire.messages import POCKETS as NODE_INPUT_POCKETS
 from drivers.wire.pockets import PocketsNode
 
@@ -57,6 +76,7 @@ __all__ = [
     "DEFAULT_PINS",
     "NODE_POCKETS",
     "POCKET_NAMES",
+    "NodeCheckpoint",
     "PocketReport",
     "PocketSensor",
     "Pockets",
@@ -83,16 +103,30 @@ DEFAULT_PINS: Final[Mapping[str, int]] = {
 """A standard wiring (BCM numbers) that leaves I2C, SPI and the UART free."""
 
 _JOIN_TIMEOUT: Final = 10.0
+# How long the link may take to note a report it delivered as its position, once the
+# pockets have taken it in (a few statements on its reader thread).
+_POSITION_GRACE: Final = 1.0
+_POSITION_POLL: Final = 0.001
+_NODE_INPUTS: Final = tuple(sorted(NODE_INPUTS[NodeType.POCKETS]))
 _log = logging.getLogger(__name__)
+
+NodeCheckpoint: TypeAlias = tuple[int, ...]
+"""How far the pockets node's reports are consumed: boot_id, report seq, inputs 1-7's values."""
 
 
 @dataclass(frozen=True, slots=True)
 class PocketReport:
-    """One ball fell: its pocket, the host time of the edge, its number if the reader named it."""
+    """One ball fell: its pocket, the host time of the edge, its number if the reader named it.
+
+    From a pockets node that the consumer releases, also ``checkpoint`` and ``follows``
+    (see the module docstring); None otherwise.
+    """
 
     pocket: str
     at: float
     ball: int | None = None
+    checkpoint: NodeCheckpoint | None = field(default=None, compare=False, repr=False)
+    follows: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
 
 class PocketsStatus(TypedDict):
@@ -116,6 +150,8 @@ class Pockets(Closeable):
     are already debounced by the node (``debounce=0``), and their edge times are the
     node's (``changed_at``). ``node``, if given, is closed with the pockets and its
     health is theirs. The reader's names arrive through :meth:`ball_returned`.
+    ``on_consumed``, with a ``node`` whose link the consumer releases, makes the reports
+    carry checkpoints (see the module docstring); it is called from the pockets' thread.
     """
 
     def __init__(
@@ -127,6 +163,7 @@ class Pockets(Closeable):
         reader_wait: float = 0.0,
         clock: Clock = time.monotonic,
         node: PocketsNode | None = None,
+        on_consumed: Callable[[NodeCheckpoint], None] | None = None,
     ) -> None:
         """Start watching ``lines``; ``debounce`` and ``reader_wait`` are in seconds."""
         unknown = sorted(set(lines) - set(POCKET_NAMES))
@@ -135,27 +172,63 @@ class Pockets(Closeable):
                              f"not {', '.join(unknown) or 'none'}")
         if not reader_wait >= 0:
             raise ValueError(f"reader_wait must be seconds >= 0, not {reader_wait!r}")
+        if on_consumed is not None and node is None:
+            raise ValueError("on_consumed needs the pockets node whose reports it releases")
         self._lines = dict(lines)
         self._on_report = on_report
         self._reader_wait = reader_wait
         self._clock = clock
         self._node = node
+        self._on_consumed = on_consumed
         self._cond = threading.Condition()
+        # The node's reports as the pockets take them in (only with on_consumed): some
+        # delivered since the last checkpoint; one being delivered now, and the link's
+        # position before it; the position before the last one delivered and when (the
+        # link notes the new position just after it), and the position before each
+        # pocket's last edge.
+        self._owed = False
+        self._delivering = False
+        self._follows: tuple[int, int] | None = None
+        self._last: tuple[tuple[int, int] | None, float] | None = None
+        self._edge_follows: dict[str, tuple[int, int] | None] = dict.fromkeys(lines)
         self._closing = False
         now = clock()
         self._debouncers = {name: Debouncer(debounce, value=line.is_active, at=now)
                             for name, line in self._lines.items()}
         self._down = {name: line.is_active for name, line in self._lines.items()}
         self._edge_at = dict.fromkeys(self._lines, now)
-        # Balls fallen and waiting for their names: (pocket, edge time, name deadline).
-        self._fallen: deque[tuple[str, float, float]] = deque()
+        # Balls fallen and waiting for their names: (pocket, edge time, name deadline,
+        # the node position before the report that closed the throat).
+        self._fallen: deque[tuple[str, float, float, tuple[int, int] | None]] = deque()
         # Names read and not yet given to a ball: (number, time read).
         self._reads: deque[tuple[int, float]] = deque()
+        if on_consumed is not None and node is not None:
+            node.link.on_report = self._tracking(node.link, node.link.on_report)
         self._thread = threading.Thread(target=self._run, name="hoyle-pockets", daemon=True)
         self._thread.start()
         for name, line in self._lines.items():
             line.when_activated = lambda name=name: self._edge(name, True)
             line.when_deactivated = lambda name=name: self._edge(name, False)
+
+    def _tracking(self, link: NodeLink, handler: ReportHandler | None) -> ReportHandler:
+        """``handler`` (the node's inputs) as the link's ``on_report``, noting each report."""
+
+        def on_report(node_type: int, number: int, value: int, node_time_ms: int) -> None:
+            before = link.delivered()
+            with self._cond:
+                self._delivering, self._follows = True, before
+                self._last = (before, time.monotonic())
+            try:
+                if handler is not None:
+                    handler(node_type, number, value, node_time_ms)
+            finally:
+                with self._cond:
+                    self._delivering, self._follows = False, None
+                    self._last = (before, time.monotonic())
+                    self._owed = True
+                    self._cond.notify()
+
+        return on_report
 
     @property
     def reader_wait(self) -> float:
@@ -178,6 +251,7 @@ class Pockets(Closeable):
             except Exception:
                 _log.exception("pocket %s: edge not recorded", pocket)
             self._edge_at[pocket] = t
+            self._edge_follows[pocket] = self._follows
             self._cond.notify()
 
     def _settle(self, pocket: str, stable: Stable, now: float) -> None:
@@ -185,7 +259,8 @@ class Pockets(Closeable):
         if stable.value != self._down[pocket]:
             self._down[pocket] = stable.value
             if stable.value:
-                self._fallen.append((pocket, stable.since, now + self._reader_wait))
+                self._fallen.append((pocket, stable.since, now + self._reader_wait,
+                                     self._edge_follows[pocket]))
                 if len(self._fallen) > 1 and self._fallen[-2][1] > stable.since:
                     # Pockets confirmed in one look are in the order their balls fell.
                     self._fallen = deque(sorted(self._fallen, key=lambda fall: fall[1]))
@@ -203,14 +278,16 @@ class Pockets(Closeable):
         out: list[PocketReport] = []
         if self._fallen and len(self._reads) >= len(self._fallen):
             while self._fallen:
-                pocket, at, _ = self._fallen.popleft()
-                out.append(PocketReport(pocket, at, self._reads.popleft()[0]))
+                pocket, at, _, follows = self._fallen.popleft()
+                out.append(PocketReport(pocket, at, self._reads.popleft()[0],
+                                        follows=follows))
         elif self._fallen and (flush or self._last_deadline() <= now):
             if self._reads:
                 _log.warning("the reader named %d of %d balls fallen together; the referee "
                              "names them all", len(self._reads), len(self._fallen))
                 self._reads.clear()
-            out = [PocketReport(pocket, at) for pocket, at, _ in self._fallen]
+            out = [PocketReport(pocket, at, follows=follows)
+                   for pocket, at, _, follows in self._fallen]
             self._fallen.clear()
         while self._reads and not self._fallen and (
                 flush or self._reads[0][1] + self._reader_wait <= now):
@@ -220,7 +297,7 @@ class Pockets(Closeable):
 
     def _last_deadline(self) -> float:
         """When the last of the fallen balls stops waiting for its name (under the lock)."""
-        return max(deadline for _, _, deadline in self._fallen)
+        return max(fall[2] for fall in self._fallen)
 
     def _deadline(self, now: float) -> float | None:
         """When a report may fall due with no new edge or read (under the lock)."""
@@ -232,23 +309,62 @@ class Pockets(Closeable):
             times.append(self._reads[0][1] + self._reader_wait)
         return min(times, default=None)
 
+    def _checkpoint(self) -> NodeCheckpoint | None:
+        """The node's position if the pockets are idle with reports owed (under the lock).
+
+        Waits (the lock released) while the link has yet to note the last report the
+        pockets took in as delivered; None if they are not idle, or it does not.
+        """
+        while self._owed and not self._fallen and not self._reads:
+            assert self._node is not None
+            delivered = self._node.link.delivered_inputs()
+            position = None if delivered is None else delivered[0]
+            last = self._last
+            if last is not None and (self._delivering or position == last[0]):
+                if time.monotonic() - last[1] > _POSITION_GRACE:
+                    return None
+                self._cond.wait(_POSITION_POLL)
+                continue
+            self._owed = False
+            if delivered is None or not set(_NODE_INPUTS) <= delivered[1].keys():
+                return None
+            (boot_id, seq), values = delivered
+            return (boot_id, seq, *(values[number] for number in _NODE_INPUTS))
+        return None
+
     def _run(self) -> None:
         stop = False
         while not stop:
+            consumed: NodeCheckpoint | None = None
             with self._cond:
                 while True:
                     now = self._clock()
-                    batch = self._due(now, flush=self._closing)
+                    # Balls a releasing consumer has not had stay with the node.
+                    flush = self._closing and self._on_consumed is None
+                    batch = self._due(now, flush=flush)
                     stop = self._closing
                     if batch or stop:
                         break
+                    if self._on_consumed is not None:
+                        consumed = self._checkpoint()
+                        if consumed is not None:
+                            break
                     due = self._deadline(now)
                     self._cond.wait(None if due is None else max(0.001, due - now))
+                if batch and self._on_consumed is not None:
+                    checkpoint = self._checkpoint()
+                    if checkpoint is not None:
+                        batch[-1] = dataclasses.replace(batch[-1], checkpoint=checkpoint)
             for report in batch:
                 try:
                     self._on_report(report)
                 except Exception:
                     _log.exception("on_report failed for %r; carrying on", report)
+            if consumed is not None and self._on_consumed is not None:
+                try:
+                    self._on_consumed(consumed)
+                except Exception:
+                    _log.exception("on_consumed failed for %r; carrying on", consumed)
 
     def status(self) -> PocketsStatus:
         """Each pocket's line and whether the sensors can be read, for ``hoyle doctor``."""
@@ -260,7 +376,10 @@ class Pockets(Closeable):
         return {"pockets": lines, "working": not errors, "error": "; ".join(errors) or None}
 
     def close(self) -> None:
-        """Report what is pending, stop the thread and release the lines (and the node)."""
+        """Report what is pending, stop the thread and release the lines (and the node).
+
+        With ``on_consumed``, balls not yet reported are left with the node instead.
+        """
         for line in self._lines.values():
             line.when_activated = None
             line.when_deactivated = None
@@ -311,18 +430,24 @@ def build_node_pockets(
     reader_wait: float = 0.0,
     debounce: float | None = None,
     serial_factory: Callable[..., Any] = serial.Serial,
+    on_consumed: Callable[[NodeCheckpoint], None] | None = None,
 ) -> Pockets:
     """The pockets as the pockets node reads them, its ball-return reader naming the balls.
 
     ``node`` is a link (started here once its handlers are set) or a port to open one
     on; ``debounce`` is the node's debounce time (its own default if None).
+    ``on_consumed`` is for a link opened with ``manual_ack=True`` (and ``resume`` from
+    the last checkpoint logged): the reports carry checkpoints to release once logged
+    (see the module docstring).
     """
+    if on_consumed is not None and not isinstance(node, NodeLink):
+        raise ValueError("on_consumed needs a NodeLink opened with manual_ack=True")
     table = PocketsNode(node, debounce=debounce, serial_factory=serial_factory)
     try:
         lines: dict[str, _InputLine] = {NODE_POCKETS[n]: line
                                         for n, line in table.pockets.items()}
         pockets = Pockets(lines, on_report=on_report, debounce=0.0, reader_wait=reader_wait,
-                          node=table)
+                          node=table, on_consumed=on_consumed)
     except Exception:
         table.close()
         raise

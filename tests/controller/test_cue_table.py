@@ -1,8 +1,10 @@
 """The cue table: balls the pocket sensors report go to the game, the referee names the
-ones the reader could not and closes each stroke; a failing sensor pauses the table."""
+ones the reader could not and closes each stroke; a failing sensor pauses the table; the
+pockets node's balls reach the log exactly once, whenever the service stops."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from controller import cue_table
+from controller.bus import Change
 from controller.config import load_config
 from controller.cue_table import CueRunner
 from controller.errors import ConfigError
@@ -166,6 +169,81 @@ def test_an_unplugged_pockets_node_pauses_the_table_until_it_is_back(
         [pocket] = [e for e in entries if e["source"] == "sensor:pockets"]
         assert pocket["body"]["event"] == {"type": "pocket", "ball": "5", "pocket": "side-right"}
         assert pocket["body"]["seen"] == {"pocket": "side-right", "reader": 5}
+
+
+def node_table(tmp_path: Path, cable: Cable) -> Service:
+    """The table on its pockets node (through `cable`), with a ball-return reader."""
+    built = build(load_config(write_config(
+        tmp_path, 'source = "node"\nnode_port = "pockets-fake"\nreader_wait = 30')))
+    assert isinstance(built.runner, CueRunner)
+    built.runner.serial_factory = cable.serial
+    return built
+
+
+def balls_logged(client: TestClient) -> list[str | None]:
+    """The balls the pockets reported in this game, as logged (or flagged), in order."""
+    return [(e["body"].get("event") or e["body"]["reading"])["ball"]
+            for e in client.get("/api/history").json()
+            if e["kind"] in ("event", "flag") and e["source"] == "sensor:pockets"]
+
+
+def test_the_node_keeps_each_ball_until_it_is_logged_so_none_is_lost_or_doubled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    node = FakeNode(node_type=NodeType.POCKETS, inputs=7)
+    cable = Cable(node)
+    pocket = {name: number for number, name in NODE_POCKETS.items()}
+
+    first = node_table(tmp_path, cable)
+    record = first.table.record
+
+    async def power_cut(kind: str, source: str, body: Mapping[str, Any]) -> Change:
+        """The service dies as it writes the 5: it never reaches the log."""
+        if (body.get("event") or {}).get("ball") == "5":
+            raise RuntimeError("power cut")
+        return await record(kind, source, body)
+
+    with TestClient(first.app) as client:
+        wait_for(lambda: (d := device(client)) and d["state"] == "working")
+        client.post("/api/game", json={"game": "fifteen-ball-pool", "players": ["Ann", "Bob"]},
+                    headers=OPERATOR).raise_for_status()
+        wait_for(lambda: node.unacked == 0)
+        monkeypatch.setattr(first.table, "record", power_cut)
+        # Two balls fall together; the reader names them once both have rolled back.
+        node.set(pocket["foot-left"], 1)
+        node.set(pocket["side-right"], 1)
+        node.set(BALL_IDENTITY_INPUT, 3)
+        node.set(BALL_IDENTITY_INPUT, 5)
+        held = wait_for(lambda: (d := device(client)) and d["state"] == "unavailable" and d)
+        assert "could not be logged" in held["detail"]
+        assert balls_logged(client) == ["3"]
+        # Neither ball is acknowledged: the 5 is not logged, and its report came before
+        # the 3's name.
+        assert node.unacked == 4
+
+    # While the service is down, the 9 falls.
+    node.set(pocket["head-left"], 1)
+    node.set(BALL_IDENTITY_INPUT, 9)
+    with TestClient(node_table(tmp_path, cable).app) as client:
+        wait_for(lambda: len(balls_logged(client)) >= 3)
+        wait_for(lambda: node.unacked == 0)
+        assert balls_logged(client) == ["3", "5", "9"]
+        assert wait_for(lambda: view(client)["status"] == "running")
+
+    again = node_table(tmp_path, cable)
+    with TestClient(again.app) as client:
+        wait_for(lambda: (d := device(client)) and d["state"] == "working")
+        wait_for(lambda: node.unacked == 0)
+        node.set(pocket["side-left"], 1)
+        node.set(BALL_IDENTITY_INPUT, 11)
+        wait_for(lambda: "11" in balls_logged(client))
+        wait_for(lambda: node.unacked == 0)
+        assert balls_logged(client) == ["3", "5", "9", "11"]
+        entries = [e for e in client.get("/api/history").json()
+                   if e["source"] == "sensor:pockets"]
+        # Each entry says how far the node's reports were consumed (its boot first), and
+        # the last its inputs then: the four throats closed, the 11 read.
+        assert all(e["body"]["nodes"]["pockets"][0] == node.boot_id for e in entries)
+        assert again.table.state.nodes["pockets"][2:] == [1, 1, 1, 0, 1, 0, 11]
 
 
 def test_gpio_that_cannot_be_opened_pauses_the_table_with_why(

@@ -1,5 +1,6 @@
 """Pocket sensors: one report per ball however the throat switch bounces, named by the
-ball-return reader when it can be, on GPIO pins and through the pockets node."""
+ball-return reader when it can be, on GPIO pins and through the pockets node, whose
+reports it keeps until the consumer releases them."""
 
 from __future__ import annotations
 
@@ -13,15 +14,19 @@ from drivers.pockets import (
     DEFAULT_PINS,
     NODE_POCKETS,
     POCKET_NAMES,
+    NodeCheckpoint,
     PocketReport,
     Pockets,
     build_gpio_pockets,
     build_node_pockets,
 )
 from drivers.wire.fake import WAIT, Cable, FakeNode, Recorder, wait_until
+from drivers.wire.link import NodeLink
 from drivers.wire.messages import BALL_IDENTITY_INPUT, NodeType
 
 DEBOUNCE = 0.02
+INPUT = {name: number for number, name in NODE_POCKETS.items()}
+"""The pockets node's input of each pocket."""
 
 
 class Clock:
@@ -192,3 +197,106 @@ def test_the_pockets_node_gives_the_same_reports_named_by_its_reader() -> None:
 
 def test_the_node_pockets_are_the_rules_pockets() -> None:
     assert sorted(NODE_POCKETS.values()) == sorted(POCKET_NAMES)
+
+
+def releasing_link(cable: Cable, resume: NodeCheckpoint | None = None) -> NodeLink:
+    """A link to the pockets node that acknowledges only what is released; resumed at
+    ``resume`` (a checkpoint) if given, as a restarted service's is."""
+    return NodeLink("pockets0", node_type=NodeType.POCKETS, serial_factory=cable.serial,
+                    start=False, manual_ack=True,
+                    resume=None if resume is None else (resume[0], resume[1]),
+                    resume_inputs=None if resume is None else dict(enumerate(resume[2:], 1)))
+
+
+def test_the_node_keeps_each_report_until_the_checkpoint_that_covers_it_is_released() -> None:
+    node = FakeNode(node_type=NodeType.POCKETS, inputs=7)
+    cable = Cable(node)
+    reports: Recorder[PocketReport] = Recorder()
+    consumed: Recorder[NodeCheckpoint] = Recorder()
+    link = releasing_link(cable)
+    with link, build_node_pockets(link, on_report=reports, on_consumed=consumed,
+                                  reader_wait=WAIT):
+        # The node answers the link's QUERY with every input: no ball, but consumed.
+        [start] = consumed.wait_for(1)
+        boot, seq = start[0], start[1]
+        assert start == (node.boot_id, seq, 0, 0, 0, 0, 0, 0, 0)
+        assert node.unacked == 7
+        link.release(seq, boot_id=boot)
+        wait_until(lambda: node.unacked == 0, "the QUERY answers acknowledged")
+
+        node.set(INPUT["foot-left"], 1)
+        node.set(BALL_IDENTITY_INPUT, 12)
+        [ball] = reports.wait_for(1)
+        assert (ball.pocket, ball.ball) == ("foot-left", 12)
+        # Its throat closing and its name, with the inputs' values as of then.
+        assert ball.checkpoint == (boot, seq + 2, 1, 0, 0, 0, 0, 0, 12)
+        assert ball.follows == (boot, seq)
+        assert node.unacked == 2
+        link.release(seq + 2, boot_id=boot)
+        wait_until(lambda: node.unacked == 0, "the ball's reports acknowledged")
+
+        node.set(INPUT["foot-left"], 0)  # the ball rolls on: no ball, but consumed
+        assert consumed.wait_for(2)[1] == (boot, seq + 3, 0, 0, 0, 0, 0, 0, 12)
+        assert len(reports.items) == 1
+
+
+def test_balls_named_together_are_released_together_after_the_last() -> None:
+    node = FakeNode(node_type=NodeType.POCKETS, inputs=7)
+    reports: Recorder[PocketReport] = Recorder()
+    consumed: Recorder[NodeCheckpoint] = Recorder()
+    link = releasing_link(Cable(node))
+    with link, build_node_pockets(link, on_report=reports, on_consumed=consumed,
+                                  reader_wait=WAIT):
+        boot, seq = consumed.wait_for(1)[0][:2]
+        node.set(INPUT["foot-left"], 1)
+        node.set(INPUT["side-right"], 1)
+        node.set(BALL_IDENTITY_INPUT, 3)
+        node.set(BALL_IDENTITY_INPUT, 5)
+        first, second = reports.wait_for(2)
+        assert [(r.pocket, r.ball) for r in (first, second)] == [("foot-left", 3),
+                                                                 ("side-right", 5)]
+        # Releasing after the 3 would acknowledge the 5's throat closing before the 5.
+        assert first.checkpoint is None
+        assert second.checkpoint == (boot, seq + 4, 1, 0, 0, 0, 1, 0, 5)
+        assert (first.follows, second.follows) == ((boot, seq), (boot, seq + 1))
+
+
+def test_a_ball_not_reported_when_the_pockets_close_comes_again_to_a_resumed_link() -> None:
+    node = FakeNode(node_type=NodeType.POCKETS, inputs=7)
+    cable = Cable(node)
+    reports: Recorder[PocketReport] = Recorder()
+    consumed: Recorder[NodeCheckpoint] = Recorder()
+    link = releasing_link(cable)
+    with link, build_node_pockets(link, on_report=reports, on_consumed=consumed,
+                                  reader_wait=WAIT) as pockets:
+        [start] = consumed.wait_for(1)
+        link.release(start[1], boot_id=start[0])
+        node.set(INPUT["head-left"], 1)
+        wait_until(lambda: pockets.status()["pockets"]["head-left"]["active"] is True,
+                   "the ball seen falling")
+    # Closed while the ball waited for its name: not reported, and still the node's.
+    assert reports.items == []
+    assert node.unacked == 1
+    node.set(BALL_IDENTITY_INPUT, 4)
+
+    again = releasing_link(cable, resume=start)
+
+    def release(checkpoint: NodeCheckpoint) -> None:
+        again.release(checkpoint[1], boot_id=checkpoint[0])
+
+    with again, build_node_pockets(again, on_report=reports, on_consumed=release,
+                                   reader_wait=WAIT):
+        [ball] = reports.wait_for(1)
+        assert (ball.pocket, ball.ball) == ("head-left", 4)
+        assert ball.follows == start[:2]
+        assert ball.checkpoint is not None
+        assert ball.checkpoint[2:] == (0, 0, 1, 0, 0, 0, 4)
+        release(ball.checkpoint)
+        # The restarted link's QUERY answers change nothing: consumed and released too.
+        wait_until(lambda: node.unacked == 0, "every report acknowledged")
+    assert len(reports.items) == 1
+
+
+def test_only_a_link_can_be_released() -> None:
+    with pytest.raises(ValueError, match="on_consumed needs a NodeLink"):
+        build_node_pockets("pockets0", on_report=print, on_consumed=print)
