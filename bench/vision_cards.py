@@ -1,11 +1,13 @@
 """The card recogniser on images it was never trained or tuned on.
 
-Four JSON lines: table scenes and dealer-shoe windows rendered from the held-out decks
-(`held_out_decks()`, seeds HELD_OUT_SEED on, used nowhere else), and the real photos
-(../shared/data/cards, read in place, never copied; boxes around jokers left out), read
-with and without the look for light print on dark cards. Each gives the DESIGN section 10
-figures of `evaluate` (timed on one core there) and milliseconds per card: the median
-milliseconds per frame over the mean number of labelled cards in a frame.
+Five JSON lines: table scenes and dealer-shoe windows rendered from the held-out decks
+(`held_out_decks()`, seeds HELD_OUT_SEED on, used nowhere else); the real photos held out
+from training (`vision.train_cards.photo_split().held_out`: ../shared/data/cards, read in
+place, never copied; boxes around jokers left out), read with and without the look for light
+print on dark cards; and those of them from sessions no training photo comes from (every
+photo not named IMG_2022...). Each gives the DESIGN section 10 figures of `evaluate` (timed
+on one core there) and milliseconds per card: the median milliseconds per frame over the
+mean number of labelled cards in a frame.
 
 Usage: .venv/bin/python bench/vision_cards.py [--scenes 200] [--shoes 300] [--photos-only]
 """
@@ -22,28 +24,14 @@ from typing import Any
 from vision.cards import CardReader, ShoeWindowReader
 from vision.core import Recogniser
 from vision.evaluate import evaluate, load_labels
-from vision.scenes.cards import CODES, held_out_decks, write_folder
+from vision.scenes.cards import held_out_decks, write_folder
+from vision.train_cards import PHOTOS, TRAIN_PHOTO_PREFIX, photo_split, write_photos
 
-REPO = Path(__file__).resolve().parent.parent
-PHOTOS = REPO.parent / "shared" / "data" / "cards"
 #: Rendered scenes for this benchmark only (training uses 2000 on, development 600000 on,
 #: the tests 930000 on).
 HELD_OUT_SEED = 940_000
 FIGURES = ("images", "image_accuracy", "item_accuracy", "false_confident_rate", "unsure_rate",
            "ms_per_frame", "threshold")
-
-
-def real_photos(folder: Path) -> Path:
-    """A labels.jsonl naming the real photos by absolute path, without the boxes around
-    things that are not cards (jokers), which `load_labels` would refuse."""
-    lines = []
-    for line in (PHOTOS / "labels.jsonl").read_text(encoding="utf-8").splitlines():
-        entry = json.loads(line)
-        boxes = [b for b in entry.get("boxes", []) if b[4] in CODES]
-        lines.append(json.dumps({**entry, "image": str(PHOTOS / entry["image"]),
-                                 "boxes": boxes}))
-    (folder / "labels.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return folder
 
 
 def figures(what: str, reader: Recogniser, folder: Path, **extra: Any) -> str:
@@ -78,11 +66,16 @@ def main() -> int:
             print(figures("card recogniser on held-out decks' shoe windows",
                           ShoeWindowReader(), shoes, seed=HELD_OUT_SEED + 1, decks=names))
         if (PHOTOS / "labels.jsonl").exists():
-            photos = real_photos(Path(tmp))
-            print(figures("card recogniser on the real photos", CardReader(), photos,
+            held_out = photo_split().held_out
+            photos = write_photos(Path(tmp) / "photos", held_out)
+            print(figures("card recogniser on the held-out real photos", CardReader(), photos,
                           source=str(PHOTOS)))
-            print(figures("card recogniser on the real photos, light cards only look",
+            print(figures("card recogniser on the held-out real photos, light cards only look",
                           CardReader(dark_cards=False), photos, source=str(PHOTOS)))
+            others = write_photos(Path(tmp) / "other_sessions", [
+                e for e in held_out if not e["image"].startswith(TRAIN_PHOTO_PREFIX)])
+            print(figures("card recogniser on the real photos of sessions never trained on",
+                          CardReader(), others, source=str(PHOTOS)))
         else:
             print(f"real photos not found in {PHOTOS}", file=sys.stderr)
     return 0

@@ -1,14 +1,24 @@
 """Trains the card recogniser's two models: vision/models/card_finder.onnx and card_index.onnx.
 
-To regenerate both (same seeds and decks give the same weights on the same machine):
+To regenerate both (same seeds, decks and photos give the same weights on the same machine):
 
     .venv/bin/pip install torch==2.13.0 onnx     # for training only; the runtime needs OpenCV
     .venv/bin/python -m vision.train_cards
 
 from the repository root, with Debian's card designs installed (gnome-cards-data,
 kdegames-card-data-kf5, librsvg2-bin; see vision/scenes/cards.py). It draws ONLY
-`training_decks()` less DEV_DECKS (kept for development figures), never the held-out decks
-nor the real photos, and takes three steps, each cached under --cache as .npy files:
+`training_decks()` less DEV_DECKS (kept for development figures), never the held-out decks,
+and of the real photos only those `photo_split()` lets it fit on.
+
+The real photos (../shared/data/cards/labels.jsonl, read in place) are split once, before
+any result was looked at, and the split is kept (`photo_split`, which bench/vision_cards.py
+and the tests use too): of the images whose name starts with "images/IMG_2022", sorted by
+name, the first 36 may be trained on; of those, every 4th (index 0, 4, 8... of that sorted
+list: 9 photos) is for development figures only, never fitted on, and the other 27 are
+fitted on. Every other photo (the remaining IMG_2022 ones, all IMG_7xxx ones, the geaxgx
+ones) is held out: nothing here reads them; only the benchmark and the tests do.
+
+Training takes three steps; the rendered data of each is cached under --cache as .npy files:
 
 1. Finder data: SCENES table scenes from seeds [TRAIN_SEED, i] and SHOE_MOSAICS mosaics of
    4 x 4 shoe windows from [TRAIN_SEED + 1, i], each made harder the way phone photos are
@@ -17,17 +27,23 @@ nor the real photos, and takes three steps, each cached under --cache as .npy fi
    (centre, upright, height); indices partly covered are left out of the loss.
    The same pass cuts classifier crops at the true indices (a little moved, turned and
    scaled) and crops that are not indices (beside them, turned a quarter or half round,
-   anywhere on the frame).
+   anywhere on the frame). To these come PHOTO_FINDER_VIEWS views of each photo fitted on
+   (`photo_finder_sample`: turned any way round, scaled to the index heights the finder
+   sees, relit, blurred, noisier). The photos' labels are axis-aligned boxes with a code
+   and no orientation: an index's upright is taken as the one of the frame's four axes in
+   which the classifier at --reference (the committed one as the run starts) reads the box
+   as its code, and is left out of the loss (with the height) where none stands out.
 2. The finder (`build_finder`: a small fully convolutional net, output every STRIDE pixels)
    is fitted on random 160 x 160 windows (focal loss on the centre map, L1 on the rest).
 3. Finder crops: the new finder is run on CROP_SCENES more scenes (seeds [TRAIN_SEED + 2,
-   i]) and every peak is cut as `vision.cards.crop_index` cuts it and labelled by the index
-   it lies on (rank and suit), "not an index" when on none; then the classifier
-   (`build_classifier`) is fitted on all crops.
+   i]) and on PHOTO_CROP_VIEWS views of each photo fitted on, and every peak is cut as
+   `vision.cards.crop_index` cuts it and labelled by the index it lies on (rank and suit),
+   "not an index" when on none or pointing the wrong way, left out when on an index of
+   unknown upright; then the classifier (`build_classifier`) is fitted on all crops.
 
 Both fits are seeded, on one thread, and exported to ONNX for `cv2.dnn`. `--dev` prints
-the figures on rendered scenes of DEV_DECKS from DEV_SEED on (seeds used nowhere else),
-which is where the threshold is chosen.
+the figures on rendered scenes of DEV_DECKS from DEV_SEED on (seeds used nowhere else) and
+on the development photos, which is where the thresholds are chosen.
 """
 
 from __future__ import annotations
@@ -39,6 +55,8 @@ import math
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -48,6 +66,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.cards import (
+    CLOSE_SIDE,
     CROP,
     DEFAULT_FINDER,
     DEFAULT_MODEL,
@@ -61,16 +80,25 @@ from vision.cards import (
     SUITS,
     Candidate,
     CardReader,
+    IndexClassifier,
     IndexFinder,
     ShoeWindowReader,
     crop_index,
     finder_input,
     ink_image,
+    merge_candidates,
     normalise,
 )
 from vision.core import Frame, Observation, Recogniser
 from vision.evaluate import evaluate
-from vision.scenes.cards import CardScene, Deck, render_scene, render_shoe_window, training_decks
+from vision.scenes.cards import (
+    CODES,
+    CardScene,
+    Deck,
+    render_scene,
+    render_shoe_window,
+    training_decks,
+)
 from vision.scenes.cards import write_folder as write_scenes
 
 TRAIN_SEED = 2000
@@ -83,8 +111,17 @@ TRUTH_CROPS = 60_000
 DEV_DECKS = ("anglo_poker", "bellot", "kde-jolly-royal", "orell")
 #: Rendered scenes for judging during development; the tests and bench use others.
 DEV_SEED = 600_000
+#: Views of each photo fitted on for the finder, and for the classifier's crops.
+PHOTO_FINDER_VIEWS, PHOTO_CROP_VIEWS = 40, 45
+#: A shoe mosaic's odds of being drawn for the finder's fit against a table scene's or a
+#: photo's: the photos would otherwise crowd the shoe's few mosaics out.
+SHOE_ODDS = 2.0
+#: Index heights (finder input pixels) a photo's view is scaled to, at random between.
+PHOTO_HEIGHTS = (10.0, 45.0)
+#: A photo's box around an index over the index's own height (the box has a margin).
+PHOTO_BOX_HEIGHT = 0.9
 FINDER_EPOCHS = 16
-CLASSIFIER_EPOCHS = 6
+CLASSIFIER_EPOCHS = 8
 #: Side of the windows the finder is fitted on (a multiple of 2 * STRIDE).
 WINDOW = 160
 #: The finder's input size for table scenes (height, width) once scaled.
@@ -94,6 +131,12 @@ NO_SUIT = -1
 #: 37 degrees of its upright, is that index.
 NEAR, ALIGNED = 0.45, 0.8
 CACHE = Path(tempfile.gettempdir()) / "hoyle-cards-train"
+#: The real photos (DESIGN section 10 folder) beside the repository, read in place.
+PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "data" / "cards"
+#: The photos training may draw from: the first TRAIN_PHOTOS of those named so, sorted.
+TRAIN_PHOTO_PREFIX, TRAIN_PHOTOS = "images/IMG_2022", 36
+#: Of those, every DEV_PHOTO_STEP-th (from the first) is for judging only, never fitted.
+DEV_PHOTO_STEP = 4
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -102,6 +145,35 @@ Ints = npt.NDArray[np.int64]
 #: One index as the finder's target: centre x, y, upright x, y, height (input pixels), and
 #: 1 for an index in view, 0 for one to leave out of the loss.
 Index = tuple[float, float, float, float, float, float]
+#: One index in frame pixels: centre, upright (unit, or (0, 0) when not known), height, code,
+#: and whether it is in view.
+Truth = tuple[F64, F64, float, str, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class PhotoSplit:
+    """The real photos' labels.jsonl lines, split once and for all (see the module's
+    docstring): those fitted on, those judged on during development, and those held out."""
+
+    fit: tuple[dict[str, Any], ...]
+    dev: tuple[dict[str, Any], ...]
+    held_out: tuple[dict[str, Any], ...]
+
+
+def photo_split(folder: Path = PHOTOS) -> PhotoSplit:
+    """The fixed split of `folder/labels.jsonl`: of the images named TRAIN_PHOTO_PREFIX...,
+    sorted by name, the first TRAIN_PHOTOS may be trained on, every DEV_PHOTO_STEP-th of those
+    (from the first) only judged on; every other photo is held out."""
+    entries = [json.loads(line) for line in
+               (folder / "labels.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    allowed = sorted((e for e in entries if e["image"].startswith(TRAIN_PHOTO_PREFIX)),
+                     key=lambda e: str(e["image"]))[:TRAIN_PHOTOS]
+    names = {e["image"] for e in allowed}
+    return PhotoSplit(
+        fit=tuple(e for i, e in enumerate(allowed) if i % DEV_PHOTO_STEP),
+        dev=tuple(e for i, e in enumerate(allowed) if i % DEV_PHOTO_STEP == 0),
+        held_out=tuple(sorted((e for e in entries if e["image"] not in names),
+                              key=lambda e: str(e["image"]))))
 
 
 def fit_decks() -> list[Deck]:
@@ -190,6 +262,109 @@ def _to_input(frame: Frame, side: int) -> tuple[Frame, float]:
     return np.asarray(small, np.uint8), scale
 
 
+# --- the real photos ---------------------------------------------------------------------
+
+@lru_cache(maxsize=64)
+def photo_image(name: str) -> Frame:
+    """A real photo, read in place from PHOTOS."""
+    image = cv2.imread(str(PHOTOS / name), cv2.IMREAD_COLOR)
+    if image is None:
+        raise FileNotFoundError(f"cannot read the photo {PHOTOS / name}")
+    frame: Frame = np.asarray(image, np.uint8)
+    return frame
+
+
+def photo_truth(entry: dict[str, Any], classifier: IndexClassifier) -> list[Truth]:
+    """Each card index a photo's label boxes, as the truth: its box's centre; its upright,
+    the one of the four along the frame's axes in which `classifier` reads the box as its
+    label, (0, 0) when no one stands out (the labels say no orientation); its height, the
+    box's extent along that upright, a little less for the box's margin."""
+    ink = ink_image(photo_image(entry["image"]))
+    out: list[Truth] = []
+    for x, y, w, h, code in entry["boxes"]:
+        if code not in CODES:
+            continue
+        centre = np.array([x + w / 2, y + h / 2], np.float64)
+        ups = [(0.0, -1.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0)]
+        tries = [Candidate(float(centre[0]), float(centre[1]), ux, uy, f * (h if ux == 0 else w))
+                 for ux, uy in ups for f in (0.8, 1.0)]
+        ranks, suits = classifier.probabilities(np.stack([crop_index(ink, c) for c in tries]))
+        sure = (ranks[:, RANKS.index(code[:-1])] * suits[:, SUITS.index(code[-1])]).reshape(4, 2)
+        best = sure.max(axis=1)
+        way = int(best.argmax())
+        known = best[way] >= 0.5 and np.sort(best)[-2] < 0.5 * best[way]
+        up = np.array(ups[way] if known else (0.0, 0.0), np.float64)
+        along = h if ups[way][0] == 0 else w
+        out.append((centre, up, PHOTO_BOX_HEIGHT * float(along if known else max(w, h)),
+                    code, True))
+    return out
+
+
+def _look(rng: np.random.Generator, frame: Frame) -> Frame:
+    """A photo as another phone, light or hand might have taken it: blurred, noisier,
+    darker or brighter, of other contrast and colour balance, compressed."""
+    out: Any = frame.astype(np.float32)
+    if rng.random() < 0.5:
+        out = out * rng.uniform(0.8, 1.2, 3).astype(np.float32)
+    if rng.random() < 0.6:
+        out = out * float(rng.uniform(0.5, 1.3)) + float(rng.uniform(-40, 40))
+    if rng.random() < 0.4:
+        out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.5, 2.5)))
+    if rng.random() < 0.4:
+        out = out + rng.normal(0, float(rng.uniform(2, 14)), out.shape)
+    result: Frame = np.asarray(np.clip(out, 0, 255), np.uint8)
+    if rng.random() < 0.3:
+        ok, data = cv2.imencode(".jpg", result, [cv2.IMWRITE_JPEG_QUALITY,
+                                                 int(rng.integers(30, 90))])
+        if ok:
+            result = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
+    return result
+
+
+def _moved_truth(truth: Sequence[Truth], matrix: F64) -> list[Truth]:
+    """The truth through a 2 x 3 similarity `matrix`; an unknown upright stays unknown."""
+    k = float(np.hypot(*matrix[:, 0]))
+    out: list[Truth] = []
+    for centre, up, size, code, seen in truth:
+        turned = matrix[:, :2] @ up / k
+        out.append((matrix[:, :2] @ centre + matrix[:, 2], turned, size * k, code, seen))
+    return out
+
+
+def photo_finder_sample(job: tuple[int, str, list[Truth]]) -> tuple[Frame, list[Index]]:
+    """View i of a photo for the finder: turned any way round, scaled so its indices are
+    as high as the finder sees indices, an INPUT window about one of them (or anywhere)."""
+    cv2.setNumThreads(1)
+    i, name, truth = job
+    rng = np.random.default_rng([TRAIN_SEED + 3, i])
+    image = photo_image(name)
+    k = float(np.exp(rng.uniform(math.log(PHOTO_HEIGHTS[0]), math.log(PHOTO_HEIGHTS[1])))
+              ) / float(np.median([size for _, _, size, _, _ in truth]))
+    small = np.asarray(cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_AREA),
+                       np.uint8)
+    if rng.random() < 0.7:
+        at = truth[int(rng.integers(0, len(truth)))][0] * k + rng.normal(0, 20, 2)
+    else:
+        at = rng.uniform((0, 0), small.shape[1::-1])
+    matrix = np.asarray(cv2.getRotationMatrix2D((float(at[0]), float(at[1])),
+                                                float(rng.uniform(0, 360)), 1.0), np.float64)
+    matrix[:, 2] += (INPUT[1] / 2 - at[0], INPUT[0] / 2 - at[1])
+    frame = np.asarray(cv2.warpAffine(small, matrix, (INPUT[1], INPUT[0]),
+                                      flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+                       np.uint8)
+    scaled = matrix @ np.diag([k, k, 1.0])
+    return _look(rng, frame), _input_indices(_moved_truth(truth, scaled), 1.0)
+
+
+def photo_finder_data(truths: Sequence[tuple[str, list[Truth]]], views: int
+                      ) -> tuple[Frame, list[list[Index]]]:
+    """`views` finder inputs of each photo, on two processes."""
+    jobs = [(i, *truths[i % len(truths)]) for i in range(views * len(truths))]
+    with Pool(2) as pool:
+        parts = pool.map(photo_finder_sample, jobs, chunksize=8)
+    return np.stack([p[0] for p in parts]), [p[1] for p in parts]
+
+
 # --- classifier crops at the truth -------------------------------------------------------
 
 def _class(code: str) -> int:
@@ -255,6 +430,7 @@ def _worn(rng: np.random.Generator, crop: Crops) -> Crops:
 
 def _input_indices(indices: Sequence[tuple[F64, F64, float, str, bool]], scale: float,
                    shift: tuple[float, float] = (0.0, 0.0)) -> list[Index]:
+    """Indices in the finder's input pixels: frame pixels times `scale`, plus `shift`."""
     return [(float(c[0]) * scale + shift[0], float(c[1]) * scale + shift[1], float(u[0]),
              float(u[1]), size * scale, 1.0 if seen else 0.0)
             for c, u, size, _, seen in indices]
@@ -358,12 +534,13 @@ def build_finder() -> Any:
 def finder_targets(indices: Sequence[Index], top: int, left: int, size: int
                    ) -> tuple[F32, F32, F32, F32]:
     """Targets on the grid of a size x size window at (top, left) of an input: the centre
-    map, the regression maps (offset x, y, cos, sin, log height), where they count, and
+    map, the regression maps (offset x, y, cos, sin, log height), where the offsets count
+    and where the rest counts (not for an index whose upright is not known: (0, 0)), and
     where the centre map counts."""
     cells = size // STRIDE
     heat = np.zeros((cells, cells), np.float32)
     reg = np.zeros((5, cells, cells), np.float32)
-    weight = np.zeros((cells, cells), np.float32)
+    weight = np.zeros((2, cells, cells), np.float32)
     counts = np.ones((cells, cells), np.float32)
     gy, gx = np.mgrid[0:cells, 0:cells].astype(np.float32)
     for x, y, ux, uy, height, seen in indices:
@@ -379,18 +556,20 @@ def finder_targets(indices: Sequence[Index], top: int, left: int, size: int
         sigma = max(0.7, h_cells / 6)
         g = np.exp(-d2 / (2 * sigma * sigma)).astype(np.float32)
         heat = np.maximum(heat, g)
-        near = (g > 0.3) & (g > weight)
+        near = (g > 0.3) & (g > weight[0])
         reg[0][near], reg[1][near] = (cx - gx)[near], (cy - gy)[near]
         reg[2][near], reg[3][near] = ux, uy
         reg[4][near] = math.log(max(height, 1.0) / SIZE_UNIT)
-        weight = np.where(near, g, weight)
+        weight[1] = np.where(near, g if ux or uy else 0.0, weight[1])
+        weight[0] = np.where(near, g, weight[0])
     counts[heat >= 0.999] = 1
     return heat, reg, weight, counts
 
 
 def fit_finder(inputs: Frame, indices: Sequence[Sequence[Index]], seed: int,
-               epochs: int = FINDER_EPOCHS) -> Any:
-    """A seeded fit on one thread of random WINDOW windows of the inputs."""
+               epochs: int = FINDER_EPOCHS, odds: F64 | None = None) -> Any:
+    """A seeded fit on one thread of random WINDOW windows of the inputs, each input drawn
+    with the given relative `odds` (default: all alike)."""
     import torch
     from torch.nn import functional
 
@@ -407,7 +586,7 @@ def fit_finder(inputs: Frame, indices: Sequence[Sequence[Index]], seed: int,
         net.train()
         total = 0.0
         for _ in range(0, len(inputs), batch):
-            picks = rng.integers(0, len(inputs), batch)
+            picks = rng.choice(len(inputs), batch, p=None if odds is None else odds / odds.sum())
             xs, heats, regs, weights, counts = [], [], [], [], []
             for k in picks.tolist():
                 image = inputs[k]
@@ -435,8 +614,10 @@ def fit_finder(inputs: Frame, indices: Sequence[Sequence[Index]], seed: int,
             neg = -torch.log(1 - p) * p ** 2 * (1 - heat) ** 4 * (~centre) * count
             n_pos = max(float(centre.sum()), 1.0)
             loss: Any = (pos.sum() + neg.sum()) / n_pos
-            loss = loss + (functional.l1_loss(out[:, 1:], reg, reduction="none").sum(1)
-                           * weight).sum() / max(float(weight.sum()), 1.0)
+            l1 = functional.l1_loss(out[:, 1:], reg, reduction="none")
+            loss = loss + ((l1[:, :2].sum(1) * weight[:, 0]).sum() / max(
+                float(weight[:, 0].sum()), 1.0) + (l1[:, 2:].sum(1) * weight[:, 1]).sum()
+                / max(float(weight[:, 1].sum()), 1.0))
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -453,15 +634,16 @@ def fit_finder(inputs: Frame, indices: Sequence[Sequence[Index]], seed: int,
 def label_peaks(candidates: Sequence[Candidate],
                 indices: Sequence[tuple[F64, F64, float, str, bool]]) -> list[int | None]:
     """Each finder peak's class: the index in view it lies on and points along, "not an
-    index" when it lies on none, None when on an index out of view (partly covered)."""
+    index" when it lies on none, None when on an index out of view (partly covered) or
+    whose upright is not known."""
     out: list[int | None] = []
     for c in candidates:
         label: int | None = NOT_AN_INDEX * 4
         for centre, up, size, code, seen in indices:
             if math.hypot(c.x - centre[0], c.y - centre[1]) <= NEAR * size:
                 aligned = c.ux * up[0] + c.uy * up[1] >= ALIGNED
-                label = _class(code) if seen and aligned else (
-                    None if not seen and aligned else NOT_AN_INDEX * 4)
+                label = None if not (up[0] or up[1]) else _class(code) if seen and aligned \
+                    else None if not seen and aligned else NOT_AN_INDEX * 4
                 break
         out.append(label)
     return out
@@ -504,6 +686,44 @@ def peak_crops(cache: Path, finder: Path, scenes: int) -> tuple[Crops, Ints]:
     np.save(key / "crops.npy", crops)
     np.save(key / "classes.npy", classes)
     return crops, classes
+
+
+def _photo_peak_job(job: tuple[int, str, list[Truth], str]) -> tuple[Crops, Ints]:
+    """Crops of view i of a photo (turned any way round, scaled, as another camera took it)
+    where the finder finds peaks, as `_peak_job` cuts them, and at the truth."""
+    cv2.setNumThreads(1)
+    i, name, truth, finder_path = job
+    rng = np.random.default_rng([TRAIN_SEED + 4, i])
+    image = photo_image(name)
+    h, w = image.shape[:2]
+    k = float(rng.uniform(0.5, 1.2))
+    matrix = np.asarray(cv2.getRotationMatrix2D((w / 2, h / 2), float(rng.uniform(0, 360)), k),
+                        np.float64)
+    frame = _look(rng, np.asarray(cv2.warpAffine(
+        image, matrix, (w, h), flags=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REPLICATE), np.uint8))
+    moved = _moved_truth(truth, matrix)
+    finder = IndexFinder(Path(finder_path))
+    candidates = merge_candidates([c for side in (FINDER_SIDE, CLOSE_SIDE)
+                                   for c in finder(frame, side)])
+    ink = ink_image(frame)
+    cuts = [(c, lab) for c, lab in zip(candidates, label_peaks(candidates, moved), strict=True)
+            if lab is not None]
+    known = [t for t in moved if t[1][0] or t[1][1]]
+    crops, classes = truth_crops(rng, frame, known)
+    if not cuts:
+        return crops, classes
+    return (np.concatenate([crops, np.stack([_worn(rng, crop_index(ink, c)) for c, _ in cuts])]),
+            np.concatenate([classes, np.array([lab for _, lab in cuts], np.int64)]))
+
+
+def photo_crops(truths: Sequence[tuple[str, list[Truth]]], finder: Path, views: int
+                ) -> tuple[Crops, Ints]:
+    """`views` views' crops of each photo, on two processes."""
+    jobs = [(i, *truths[i % len(truths)], str(finder)) for i in range(views * len(truths))]
+    with Pool(2) as pool:
+        parts = pool.map(_photo_peak_job, jobs, chunksize=8)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
 def build_classifier() -> Any:
@@ -596,23 +816,40 @@ class _Remembered:
         return self.seen[key]
 
 
-def dev_report(model: Path, finder: Path, scenes: int = 150, shoes: int = 200
-               ) -> dict[str, Any]:
-    """The models' figures on development scenes and shoe windows of DEV_DECKS."""
+def write_photos(folder: Path, entries: Sequence[dict[str, Any]]) -> Path:
+    """A labels.jsonl in `folder` naming `entries`' photos in place (by absolute path),
+    without the boxes around things that are not cards, which `evaluate` would refuse."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "labels.jsonl").write_text("".join(json.dumps(
+        {**e, "image": str(PHOTOS / e["image"]),
+         "boxes": [b for b in e.get("boxes", []) if b[4] in CODES]}) + "\n" for e in entries),
+        encoding="utf-8")
+    return folder
+
+
+def dev_report(model: Path, finder: Path, cache: Path = CACHE, scenes: int = 150,
+               shoes: int = 200) -> dict[str, Any]:
+    """The models' figures on development scenes and shoe windows of DEV_DECKS (rendered
+    once into `cache`) and on the development photos."""
     cv2.setNumThreads(1)
     out: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, count, shoe in (("scenes", scenes, False), ("shoe", shoes, True)):
-            folder = Path(tmp) / name
+    folders = []
+    for name, count, shoe in (("scenes", scenes, False), ("shoe", shoes, True)):
+        folder = cache / f"dev_{name}_{count}"
+        if not (folder / "labels.jsonl").exists():
             write_scenes(folder, count, DEV_SEED, shoe=shoe, decks=dev_decks())
-            reader = _Remembered(ShoeWindowReader(model=model, finder=finder) if shoe else
-                                 CardReader(model=model, finder=finder))
-            result = evaluate(reader, folder, "cards")
-            for threshold in (0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99):
-                r = evaluate(reader, folder, "cards", threshold=threshold)
-                out[f"{name}@{threshold}"] = {k: r[k] for k in (
-                    "image_accuracy", "item_accuracy", "false_confident_rate", "unsure_rate")}
-            out[f"{name}_ms_per_frame"] = result["ms_per_frame"]
+        folders.append((name, folder, shoe))
+    if (PHOTOS / "labels.jsonl").exists():
+        folders.append(("photos", write_photos(cache / "dev_photos", photo_split().dev), False))
+    for name, folder, shoe in folders:
+        reader = _Remembered(ShoeWindowReader(model=model, finder=finder) if shoe else
+                             CardReader(model=model, finder=finder))
+        result = evaluate(reader, folder, "cards")
+        for threshold in (0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995):
+            r = evaluate(reader, folder, "cards", threshold=threshold)
+            out[f"{name}@{threshold}"] = {k: r[k] for k in (
+                "image_accuracy", "item_accuracy", "false_confident_rate", "unsure_rate")}
+        out[f"{name}_ms_per_frame"] = result["ms_per_frame"]
     return out
 
 
@@ -633,24 +870,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--classifier-epochs", type=int, default=CLASSIFIER_EPOCHS)
     parser.add_argument("--skip-finder", action="store_true",
                         help="keep the finder file as it is; fit only the classifier")
+    parser.add_argument("--photo-finder-views", type=int, default=PHOTO_FINDER_VIEWS)
+    parser.add_argument("--photo-crop-views", type=int, default=PHOTO_CROP_VIEWS)
+    parser.add_argument("--reference", type=Path, default=DEFAULT_MODEL,
+                        help="classifier that finds which way up the photos' indices are")
     parser.add_argument("--dev", action="store_true",
                         help="only print the models' figures on the development scenes")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     if not args.dev:
+        truths: list[tuple[str, list[Truth]]] = []
+        if (PHOTOS / "labels.jsonl").exists():
+            reference = IndexClassifier(args.reference)
+            truths = [(e["image"], photo_truth(e, reference)) for e in photo_split().fit]
+            known = sum(1 for _, t in truths for i in t if i[1].any())
+            print(f"{len(truths)} photos, {known} of {sum(len(t) for _, t in truths)} indices "
+                  "of known upright", file=sys.stderr)
         inputs, indices, crops, classes = finder_data(args.cache, args.scenes, args.mosaics)
         print(f"{len(inputs)} finder inputs, {len(crops)} truth crops", file=sys.stderr)
+        odds = np.ones(len(inputs))
+        odds[args.scenes:] = SHOE_ODDS
+        if truths and args.photo_finder_views:
+            more_inputs, more_indices = photo_finder_data(truths, args.photo_finder_views)
+            inputs, indices = np.concatenate([inputs, more_inputs]), [*indices, *more_indices]
+            odds = np.concatenate([odds, np.ones(len(more_inputs))])
         if not args.skip_finder:
-            export(fit_finder(inputs, indices, TRAIN_SEED, args.finder_epochs), args.finder,
-                   (3, WINDOW, WINDOW))
+            export(fit_finder(inputs, indices, TRAIN_SEED, args.finder_epochs, odds),
+                   args.finder, (3, WINDOW, WINDOW))
         crops, classes = thin(crops, classes, TRAIN_SEED, TRUTH_CROPS)
         more, more_classes = peak_crops(args.cache, args.finder, args.crop_scenes)
         crops, classes = np.concatenate([crops, more]), np.concatenate([classes, more_classes])
+        if truths and args.photo_crop_views:
+            more, more_classes = photo_crops(truths, args.finder, args.photo_crop_views)
+            print(f"{len(more)} photo crops", file=sys.stderr)
+            crops = np.concatenate([crops, more])
+            classes = np.concatenate([classes, more_classes])
         print(f"{len(crops)} crops, {int((classes // 4 < NOT_AN_INDEX).sum())} of indices",
               file=sys.stderr)
         export(fit_classifier(crops, classes, TRAIN_SEED + 1, args.classifier_epochs),
                args.model, (1, CROP, CROP))
-    print(json.dumps(dev_report(args.model, args.finder)))
+    print(json.dumps(dev_report(args.model, args.finder, args.cache)))
     return 0
 
 

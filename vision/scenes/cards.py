@@ -52,6 +52,10 @@ KDE_DIR = Path("/usr/share/carddecks")
 #: Height in pixels of a cached face.
 FACE_HEIGHT = 350
 
+#: The share of an index's box (each way, about its centre) its print fills, as far as the
+#: shoe's window must show it for the index to be labelled in view.
+SHOE_INK_SHARE = 0.9
+
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("S", "H", "D", "C")
 #: The 52 codes of a French-suited pack, rank `A 2-10 J Q K` then suit `S H D C`.
@@ -846,8 +850,11 @@ def render_shoe_window(rng: np.random.Generator, *, deck: Deck | str | None = No
 
     placed = _placed(card_code, pose, (fw, fh), index_boxes(chosen)[card_code])
     opening = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
-    seen = tuple(_in_frame(q, size) and _overlap_area(q, opening) >= 0.999 * _overlap_area(q, q)
-                 and _corners_clear(q, window) for q in placed.quads)
+    # An index's box has a little paper round its print: the print is in view when the box
+    # less that margin is.
+    ink = [q.mean(axis=0) + SHOE_INK_SHARE * (q - q.mean(axis=0)) for q in placed.quads]
+    seen = tuple(_in_frame(q, size) and _overlap_area(p, opening) >= 0.999 * _overlap_area(p, p)
+                 and _corners_clear(p, window) for q, p in zip(placed.quads, ink, strict=True))
     card = SceneCard(card_code, _aabb(placed.outline), tuple(_aabb(q) for q in placed.quads),
                      seen, chosen.name, tuple((float(x), float(y)) for x, y in placed.outline),
                      tuple(tuple((float(x), float(y)) for x, y in q) for q in placed.quads))
