@@ -8,6 +8,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import serial
 import uvicorn
 from fastapi import FastAPI
 
@@ -24,7 +25,7 @@ from controller.table import Table
 from controller.web import create_app
 from drivers.backends import choose_backend, make_pin_factory
 from drivers.errors import DriverError
-from drivers.lane import FoulLine, Lane, LanePins, build_lane
+from drivers.lane import FoulLine, Lane, LanePins, NodeReports, build_lane
 from drivers.lanetracker import BallRead, Checkpoint, LaneReading, PinsDisplaced, RackSet
 from drivers.scoreboard import (
     Hub75Options,
@@ -39,6 +40,7 @@ from drivers.scoreboard import (
     open_serial,
 )
 from drivers.simlane import LaneFactory, LaneHands, NodeHands, SimulatedLane, mock_lane
+from drivers.wire.frame import SEQ_MOD
 from drivers.wire.link import NodeLink
 from drivers.wire.messages import NODE_INPUTS, NodeType
 from drivers.wire.nodes import build_node_lane
@@ -62,47 +64,152 @@ class LaneLink:
 
     Each reading is handed over and waited for, so the lane's next reading is only
     taken once the table has ruled on this one. On sensor nodes (``nodes``, by device
-    name) a reading's checkpoint is logged with it, and only once it is durable are
-    the node's reports released: a service killed at any moment has either logged a
-    reading and its reports' place, or neither, and resumes there.
+    name) a node's reports are released only once what they made is logged, with how
+    far each node's reports were consumed (the entry's ``nodes``), so that a service
+    killed at any moment resumes where the log says:
+
+    - a reading that leaves the lane idle carries every node's checkpoint
+      ``[boot_id, seq, inputs' values]``, logged with it and then released;
+    - a reading logged while later reports are pending (a ball read as the pinsetter
+      starts) carries the last checkpoint logged and the seq of the pin deck's report
+      before the reading's first edge (``[..., follows]``): after a restart, the readings
+      the node sends again up to that one are known to be logged and are not logged twice;
+    - reports that make no reading (a node's answers on reconnecting) are released once
+      the lane is idle, after a note carrying their checkpoint if they changed an input.
+
+    If a reading cannot be logged, nothing more is logged or released until the service
+    restarts (the lane is unavailable meanwhile): the node keeps it and sends it again.
     """
 
     def __init__(self, table: Table, loop: asyncio.AbstractEventLoop) -> None:
         self.table = table
         self.loop = loop
         self.nodes: dict[str, tuple[NodeLink, NodeType]] = {}
-        self.durable: dict[str, tuple[int, ...]] = {
-            name: tuple(at) for name, at in table.state.nodes.items()}
+        #: The nodes' reports as the lane takes them in: its `checkpoint` on sensor nodes.
+        self.reports = NodeReports(on_consumed=self.consumed)
+        #: The lane's thread only: the last `nodes` logged for each node; the readings a
+        #: previous run logged past its checkpoint (boot id, checkpoint seq, the last
+        #: reading's follows); whether a reading failed to be logged.
+        self.logged: dict[str, list[int]] = {name: list(at)
+                                             for name, at in table.state.nodes.items()}
+        self.skip: dict[str, tuple[int, int, int]] = {}
+        self.held = False
+
+    def resume(self, name: str, node_type: NodeType
+               ) -> tuple[tuple[int, int] | None, dict[int, int] | None]:
+        """Where the log says node ``name``'s reports were consumed, and its inputs then.
+
+        Also notes the readings logged past that checkpoint, which the node sends again.
+        """
+        saved = self.logged.get(name)
+        inputs = sorted(NODE_INPUTS[node_type])
+        size = 2 + len(inputs)
+        if saved is None or len(saved) < size:
+            return None, None
+        boot_id, seq = saved[0], saved[1]
+        if len(saved) > size and (saved[size] - seq) % SEQ_MOD < SEQ_MOD // 2:
+            self.skip[name] = (boot_id, seq, saved[size])
+        return (boot_id, seq), dict(zip(inputs, saved[2:size], strict=True))
 
     def call(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Wait for `coroutine` on the loop; a refusal raises, so no report is released."""
         return call_on(self.loop, coroutine)
 
     def on_reading(self, reading: LaneReading) -> None:
-        self.call(self.handle(reading))
-        for name, (boot_id, seq, *_values) in (reading.checkpoint or {}).items():
+        """The lane's thread: log the reading (once), then release the reports it settles."""
+        if self.held:
+            return
+        if self._logged_before(reading):
+            log.info("a reading the nodes sent again was logged before the restart: %r",
+                     reading)
+            if reading.checkpoint is not None:
+                self.consumed(reading.checkpoint)
+            return
+        nodes = self._entry(reading)
+        recorded = self._logs(self.handle(reading, nodes))
+        if recorded is None:
+            return
+        if not recorded:
+            if reading.checkpoint is not None:
+                self.consumed(reading.checkpoint)
+            return
+        if nodes is not None:
+            self.logged.update(nodes)
+        self._release(reading.checkpoint)
+
+    def consumed(self, checkpoint: Checkpoint) -> None:
+        """The lane's thread: node reports that made no reading are consumed; release them.
+
+        Logged first (a note) unless each node's last checkpoint logged has the same
+        boot and inputs' values and no reading past it: a restart resumes there as well.
+        """
+        if self.held:
+            return
+        if any(self._moved(name, at) for name, at in checkpoint.items()):
+            nodes = {name: list(at) for name, at in checkpoint.items()}
+            if not self._logs(self.table.record("note", LANE_SOURCE, {
+                    "what": "node reports consumed", "nodes": nodes})):
+                return
+            self.logged.update(nodes)
+        self._release(checkpoint)
+
+    def _moved(self, name: str, at: tuple[int, ...]) -> bool:
+        logged = self.logged.get(name)
+        return (logged is None or len(logged) != len(at) or logged[0] != at[0]
+                or logged[2:] != list(at[2:]))
+
+    def _logs(self, recording: Coroutine[Any, Any, Any]) -> bool | None:
+        """What `recording` returned; None if it was refused, or failed (then hold the nodes)."""
+        try:
+            result: bool | None = bool(self.call(recording))
+        except Rejected as error:
+            log.warning("the table refused a lane reading: %s", error)
+            return None
+        except Exception as error:
+            if not self.nodes:
+                raise
+            self.held = True
+            why = (f"a reading could not be logged ({type(error).__name__}: {error}); the "
+                   "lane's nodes keep their reports until the service restarts")
+            log.error("%s", why)
+            if not self.loop.is_closed():
+                asyncio.run_coroutine_threadsafe(
+                    self.table.device("lane", "unavailable", why), self.loop)
+            return None
+        return result
+
+    def _release(self, checkpoint: Checkpoint | None) -> None:
+        """Acknowledge each node's reports up to the logged checkpoint."""
+        for name, (boot_id, seq, *_values) in (checkpoint or {}).items():
             self.nodes[name][0].release(seq, boot_id=boot_id)
 
-    def checkpoint(self) -> Checkpoint | None:
-        """Each node's last delivered report and its inputs' values (on the lane's lock)."""
-        marks: dict[str, tuple[int, ...]] = {}
-        for name, (node, node_type) in self.nodes.items():
-            delivered = node.delivered_inputs()
-            if delivered is None:
-                continue
-            (boot_id, seq), values = delivered
-            inputs = sorted(NODE_INPUTS[node_type])
-            if all(number in values for number in inputs):
-                marks[name] = (boot_id, seq, *(values[number] for number in inputs))
-        return marks or None
+    def _entry(self, reading: LaneReading) -> dict[str, list[int]] | None:
+        """What the entry of a reading says of the nodes (see the class docstring)."""
+        if reading.checkpoint is not None:
+            return {name: list(at) for name, at in reading.checkpoint.items()}
+        nodes: dict[str, list[int]] = {}
+        for name, (boot_id, seq) in (reading.follows or {}).items():
+            logged = self.logged.get(name)
+            size = 2 + len(NODE_INPUTS[self.nodes[name][1]])
+            if logged is not None and len(logged) >= size and logged[0] == boot_id:
+                nodes[name] = [*logged[:size], seq]
+        return nodes or None
 
-    async def handle(self, reading: LaneReading) -> None:
+    def _logged_before(self, reading: LaneReading) -> bool:
+        """Whether the nodes sent this reading again after a restart, and it was logged then."""
+        for name, (boot_id, seq) in (reading.follows or {}).items():
+            skip = self.skip.get(name)
+            if skip is not None and skip[0] == boot_id and (
+                    (seq - skip[1]) % SEQ_MOD <= (skip[2] - skip[1]) % SEQ_MOD):
+                return True
+        self.skip.clear()
+        return False
+
+    async def handle(self, reading: LaneReading, nodes: JSON | None = None) -> bool:
+        """Log `reading` (with `nodes`, the nodes' position); False if it needs no entry."""
         view = self.table.view()
         game = view["game"]
-        extra: JSON = {}
-        if reading.checkpoint is not None:
-            extra["nodes"] = {name: list(at) for name, at in reading.checkpoint.items()}
-        recorded = True
+        extra: JSON = {} if nodes is None else {"nodes": nodes}
         if isinstance(reading, BallRead):
             if game is None or game["up"] is None:
                 await self.note("a ball with no game in progress", reading.standing, extra)
@@ -115,19 +222,13 @@ class LaneLink:
                             "changes", reading.standing, extra, law=DISPLACED_PINS.to_json())
         elif isinstance(reading, RackSet) and game is not None and game["up"] is not None:
             expected = set(game["up"]["standing"])
-            recorded = set(reading.standing) != expected
-            if recorded:
-                await self.note(f"the pinsetter set {_pins(reading.standing)} but the game "
-                                f"expects {_pins(expected)}", reading.standing, extra)
+            if set(reading.standing) == expected:
+                return False
+            await self.note(f"the pinsetter set {_pins(reading.standing)} but the game "
+                            f"expects {_pins(expected)}", reading.standing, extra)
         else:
-            recorded = False
-        if reading.checkpoint is None:
-            return
-        marks = dict(reading.checkpoint)
-        if not recorded and marks != self.durable:
-            await self.table.record("note", LANE_SOURCE, {"what": "node reports consumed",
-                                                          **extra})
-        self.durable = marks
+            return False
+        return True
 
     async def note(self, what: str, standing: frozenset[int] | set[int], extra: JSON,
                    law: JSON | None = None) -> None:
@@ -178,6 +279,8 @@ class LaneRunner(Runner):
         self.pin_factory: Any = None
         self.links: list[NodeLink] = []
         self.sim_nodes: list[SimNode] = []
+        #: Opens a node's port (a test puts a fake node at the hardware edge here).
+        self.serial_factory: Callable[..., Any] = serial.Serial
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
@@ -233,13 +336,13 @@ class LaneRunner(Runner):
             where = f"pin deck node on {deck_port}, foul line on {foul.pin}"
         if not simulated:
             self.lane = build_node_lane(deck_link, foul_line=foul, settle_time=lane.settle_time,
-                                        on_reading=link.on_reading, checkpoint=link.checkpoint)
+                                        on_reading=link.on_reading, checkpoint=link.reports)
             return where
         deck_sim, foul_sim = self.sim_nodes
 
         def build(on_reading: Callable[[LaneReading], None]) -> tuple[Lane, LaneHands]:
             built = build_node_lane(deck_link, foul_line=foul, settle_time=lane.settle_time,
-                                    on_reading=on_reading, checkpoint=link.checkpoint)
+                                    on_reading=on_reading, checkpoint=link.reports)
             return built, NodeHands(deck_sim, foul_sim, built)
 
         self._simulate(link, build)
@@ -251,14 +354,13 @@ class LaneRunner(Runner):
         Not started: :func:`build_node_lane` starts it when the lane can take its reports.
         """
         name = NODE_DEVICES[node_type]
-        saved = self.table.state.nodes.get(name)
-        resume = (saved[0], saved[1]) if saved is not None and len(saved) >= 2 else None
-        values = dict(zip(sorted(NODE_INPUTS[node_type]), saved[2:], strict=False)
-                      ) if saved is not None else None
+        resume, values = link.resume(name, node_type)
         node = NodeLink(port, node_type=node_type, on_state=self._link_state(name),
-                        manual_ack=True, resume=resume, resume_inputs=values, start=False)
+                        manual_ack=True, resume=resume, resume_inputs=values, start=False,
+                        serial_factory=self.serial_factory)
         self.links.append(node)
         link.nodes[name] = (node, node_type)
+        link.reports.track(name, node, sorted(NODE_INPUTS[node_type]))
         return node
 
     async def _retire_node_devices(self, backend: str) -> None:

@@ -38,15 +38,19 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias, TypedDict
 
 from gpiozero import DigitalInputDevice
 
 from drivers.closing import Closeable
 from drivers.debounce import Debouncer
 from drivers.lanetracker import Checkpoint, LaneReading, LaneTracker
+
+if TYPE_CHECKING:
+    # Only a type here: drivers.wire's package imports this module.
+    from drivers.wire.link import NodeLink, ReportHandler
 
 __all__ = [
     "SPOTS",
@@ -57,6 +61,7 @@ __all__ = [
     "LanePins",
     "LaneStatus",
     "LineStatus",
+    "NodeReports",
     "PinDeck",
     "PinsetterCycle",
     "build_lane",
@@ -64,6 +69,10 @@ __all__ = [
 
 SPOTS: Final = frozenset(range(1, 11))
 _JOIN_TIMEOUT: Final = 10.0
+# How long a link may take to note a report it delivered as its position, once the
+# consumer has taken it in (a few statements on its reader thread).
+_POSITION_GRACE: Final = 1.0
+_POSITION_POLL: Final = 0.001
 
 _log = logging.getLogger(__name__)
 
@@ -321,6 +330,105 @@ class PinDeck(Closeable):
         return f"PinDeck({self._names!r})"
 
 
+class NodeReports:
+    """Sensor nodes' reports as a consumer that releases them only once logged takes them in.
+
+    The consumer's devices take each node's reports through its link's ``on_report``;
+    :meth:`attach`, called once they are wired and before the links start, wraps it so
+    that, under the consumer's condition, it is known that reports are owed a checkpoint,
+    which report an edge came from (:meth:`follows`) and, once every link has noted what
+    it delivered, each node's position (:meth:`checkpoint`). Used by the lane (given as
+    its ``checkpoint``) and by the pockets. ``on_consumed`` takes the checkpoints of
+    reports that made no reading, for a consumer that hands those over (the lane).
+    """
+
+    def __init__(self, on_consumed: Callable[[Checkpoint], None] | None = None) -> None:
+        """Follow no link yet; :meth:`track` each, then :meth:`attach`."""
+        self.on_consumed = on_consumed
+        self._links: dict[str, tuple[NodeLink, tuple[int, ...]]] = {}
+        self._cond: threading.Condition | None = None
+        self._local = threading.local()
+        self._owed = False
+        # Per node: a report being delivered now; the position before the last one
+        # delivered and when (the link notes the new position just after it).
+        self._delivering: dict[str, bool] = {}
+        self._last: dict[str, tuple[tuple[int, int] | None, float]] = {}
+
+    def track(self, name: str, link: NodeLink, inputs: Iterable[int]) -> None:
+        """Follow node ``name`` on ``link``; its checkpoints give ``inputs``' values, in order."""
+        self._links[name] = (link, tuple(inputs))
+
+    def attach(self, cond: threading.Condition) -> None:
+        """Wrap each link's ``on_report``; its notes are kept, and notified, under ``cond``."""
+        self._cond = cond
+        for name, (link, _) in self._links.items():
+            link.on_report = self._noting(name, link, link.on_report)
+
+    def _noting(self, name: str, link: NodeLink, handler: ReportHandler | None) -> ReportHandler:
+        def on_report(node_type: int, number: int, value: int, node_time_ms: int) -> None:
+            cond = self._cond
+            assert cond is not None
+            before = link.delivered()
+            with cond:
+                self._delivering[name] = True
+                self._last[name] = (before, time.monotonic())
+            self._local.follows = None if before is None else (name, *before)
+            try:
+                if handler is not None:
+                    handler(node_type, number, value, node_time_ms)
+            finally:
+                self._local.follows = None
+                with cond:
+                    self._delivering[name] = False
+                    self._last[name] = (before, time.monotonic())
+                    self._owed = True
+                    cond.notify_all()
+
+        return on_report
+
+    @property
+    def owed(self) -> bool:
+        """True if reports were delivered since the last checkpoint (under the condition)."""
+        return self._owed
+
+    def follows(self) -> tuple[str, int, int] | None:
+        """On a link's thread, while it delivers a report: the node and its report before it."""
+        follows: tuple[str, int, int] | None = getattr(self._local, "follows", None)
+        return follows
+
+    def __call__(self) -> Checkpoint | None:
+        """:meth:`checkpoint` of a consumer idle now: this is a lane's ``checkpoint``."""
+        return self.checkpoint()
+
+    def checkpoint(self, idle: Callable[[], bool] = lambda: True) -> Checkpoint | None:
+        """Each node's ``(boot_id, seq, inputs' values)`` once every report is in hand.
+
+        Call under the condition, while the consumer is ``idle`` (every report it took in
+        is in its readings). Waits, the condition released, while a link has yet to note
+        a report it delivered; None if nothing is owed, the consumer is no longer idle,
+        or a link does not note its report in time (reports still owed then).
+        """
+        cond = self._cond
+        assert cond is not None
+        while self._owed and idle():
+            marks: dict[str, tuple[int, ...]] = {}
+            for name, (link, inputs) in self._links.items():
+                delivered = link.delivered_inputs()
+                position = None if delivered is None else delivered[0]
+                last = self._last.get(name)
+                if last is not None and (self._delivering.get(name) or position == last[0]):
+                    if time.monotonic() - last[1] > _POSITION_GRACE:
+                        return None
+                    break
+                if delivered is not None and set(inputs) <= delivered[1].keys():
+                    marks[name] = (*delivered[0], *(delivered[1][number] for number in inputs))
+            else:
+                self._owed = False
+                return marks or None
+            cond.wait(_POSITION_POLL)
+        return None
+
+
 class Lane(Closeable):
     """A bowling lane: its four devices composed into one stream of readings.
 
@@ -347,9 +455,15 @@ class Lane(Closeable):
         ``checkpoint``, if given, is called under the lane's lock whenever readings
         taken leave the lane idle (every edge fed so far is in them); what it returns
         rides on the last of those readings (its ``checkpoint``), so the consumer
-        knows which edges that reading settles.
+        knows which edges that reading settles. A :class:`NodeReports` (the devices are
+        nodes' whose consumer releases their reports once logged) also gives each
+        reading the node report before its first edge (``follows``), and, when the lane
+        is idle with node reports that made no reading (a node's answers on
+        reconnecting, a beam broken with no ball), hands their checkpoint to its
+        ``on_consumed`` from the lane's thread.
         """
         self._checkpoint = checkpoint
+        self._reports = checkpoint if isinstance(checkpoint, NodeReports) else None
         self._deck = deck
         self._foul_line = foul_line
         self._ball_detector = ball_detector
@@ -366,7 +480,10 @@ class Lane(Closeable):
             deck_quiet=deck.debounce,
             standing=deck.standing(),
             cycling=pinsetter.is_active,
+            follows=None if self._reports is None else self._follows,
         )
+        if self._reports is not None:
+            self._reports.attach(self._cond)
         self._thread = threading.Thread(target=self._run, name="hoyle-lane", daemon=True)
         self._thread.start()
         deck.when_changed = self._deck_changed
@@ -385,9 +502,25 @@ class Lane(Closeable):
             self._outbox.extend(event(self._clock()))
             self._cond.notify()
 
+    def _follows(self) -> Checkpoint | None:
+        assert self._reports is not None
+        follows = self._reports.follows()
+        return None if follows is None else {follows[0]: follows[1:]}
+
+    def _idle(self) -> bool:
+        """Every edge fed is in a reading handed out or in the batch (under the lock)."""
+        return self._tracker.idle and not self._outbox
+
+    def _marks(self) -> Checkpoint | None:
+        """The checkpoint for readings that leave the lane idle (under the lock)."""
+        if self._reports is not None:
+            return self._reports.checkpoint(self._idle)
+        return None if self._checkpoint is None else self._checkpoint()
+
     def _run(self) -> None:
         stop = False
         while not stop:
+            consumed: Checkpoint | None = None
             with self._cond:
                 while True:
                     if self._closing:
@@ -398,16 +531,30 @@ class Lane(Closeable):
                     self._outbox.extend(self._tracker.poll(now))
                     if self._outbox:
                         break
+                    if self._reports is not None and self._reports.owed:
+                        consumed = self._reports.checkpoint(self._idle)
+                        if consumed is not None:
+                            break
+                        if self._outbox:
+                            continue
                     due = self._tracker.deadline()
                     self._cond.wait(None if due is None else max(0.0, due - now))
                 batch, self._outbox = self._outbox, []
-                if batch and self._checkpoint is not None and self._tracker.idle:
-                    batch[-1] = dataclasses.replace(batch[-1], checkpoint=self._checkpoint())
+                if batch and self._tracker.idle:
+                    marks = self._marks()
+                    if marks is not None:
+                        batch[-1] = dataclasses.replace(batch[-1], checkpoint=marks)
             for reading in batch:
                 try:
                     self._on_reading(reading)
                 except Exception:
                     _log.exception("on_reading failed for %r; carrying on", reading)
+            on_consumed = None if self._reports is None else self._reports.on_consumed
+            if consumed is not None and on_consumed is not None:
+                try:
+                    on_consumed(consumed)
+                except Exception:
+                    _log.exception("on_consumed failed for %r; carrying on", consumed)
 
     @property
     def settle_time(self) -> float:

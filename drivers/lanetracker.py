@@ -18,7 +18,9 @@ _log = logging.getLogger(__name__)
 
 Checkpoint: TypeAlias = Mapping[str, tuple[int, ...]]
 """How far each source of the lane's edges had been consumed when a reading left the
-lane idle (for sensor nodes: boot_id, report seq and input values, by device name)."""
+lane idle (for sensor nodes: boot_id, report seq and input values, by device name); as a
+reading's ``follows``, the source's position just before the edge that began the reading
+(for a node: boot_id and the seq of the report before that edge's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +34,7 @@ class BallRead:
     foul: bool
     at: float
     checkpoint: Checkpoint | None = field(default=None, compare=False, repr=False)
+    follows: Checkpoint | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +47,7 @@ class PinsDisplaced:
     standing: frozenset[int]
     at: float
     checkpoint: Checkpoint | None = field(default=None, compare=False, repr=False)
+    follows: Checkpoint | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +55,13 @@ class RackSet:
     """A pinsetter cycle ended with these pins standing; ``at`` is when the cycle ended.
 
     ``checkpoint`` (on every reading) is set by a lane that was asked for checkpoints,
-    on the last reading that left it idle.
+    on the last reading that left it idle; ``follows`` by a tracker given ``follows``.
     """
 
     standing: frozenset[int]
     at: float
     checkpoint: Checkpoint | None = field(default=None, compare=False, repr=False)
+    follows: Checkpoint | None = field(default=None, compare=False, repr=False)
 
 
 LaneReading: TypeAlias = BallRead | PinsDisplaced | RackSet
@@ -67,7 +72,10 @@ class LaneTracker:
 
     Each event method takes the time of the edge and returns the readings it makes due
     at once; :meth:`poll` returns the readings whose settle time has passed.
-    ``read_deck`` answers the debounced pins standing now.
+    ``read_deck`` answers the debounced pins standing now; ``follows``, if given, answers
+    where the edge being fed comes from, and each reading carries it from the edge that
+    began it (the ball, the cycle's end, the first deck change), so that the same edges
+    fed again make readings that say so.
 
     - A ball is read ``settle_time`` after its edge, or ``deck_quiet`` after the last
       deck change if that is later; deck changes shortly before the edge (pins hit
@@ -98,11 +106,13 @@ class LaneTracker:
         deck_quiet: float | None = None,
         standing: frozenset[int],
         cycling: bool = False,
+        follows: Callable[[], Checkpoint | None] | None = None,
     ) -> None:
         """Start with ``standing`` known; ``deck_quiet`` is at least ``settle_time``."""
         if not settle_time >= 0:
             raise ValueError(f"settle_time must be seconds >= 0, not {settle_time!r}")
         self._read_deck = read_deck
+        self._follows = follows
         self._settle = settle_time
         self._quiet = settle_time if deck_quiet is None else max(settle_time, deck_quiet)
         self._known = frozenset(standing)
@@ -113,6 +123,10 @@ class LaneTracker:
         self._rack: float | None = None
         self._first_change: float | None = None
         self._last_change: float | None = None
+        # Where the edge that began the pending ball, rack or deck change came from.
+        self._ball_follows: Checkpoint | None = None
+        self._rack_follows: Checkpoint | None = None
+        self._change_follows: Checkpoint | None = None
 
     @property
     def settle_time(self) -> float:
@@ -142,6 +156,7 @@ class LaneTracker:
             _log.warning("ball at %.3f before the rack settled: rack read early", t)
             out.append(self._take_rack())
         self._ball = t
+        self._ball_follows = self._source()
         self._ball_foul, self._foul = self._foul, False
         return out
 
@@ -154,6 +169,7 @@ class LaneTracker:
         """A pin-deck switch changed (raw, chatter included) at ``t``."""
         if self._first_change is None:
             self._first_change = t
+            self._change_follows = self._source()
         self._last_change = t
         return []
 
@@ -171,6 +187,7 @@ class LaneTracker:
             return []
         self._cycling = False
         self._rack = t
+        self._rack_follows = self._source()
         self._foul = False
         # The deck changes made during the cycle were the machine's work.
         self._first_change = self._last_change = None
@@ -209,7 +226,8 @@ class LaneTracker:
         out: list[LaneReading] = []
         if self._ball is not None:
             standing = self._known = self._read_deck()
-            out.append(BallRead(standing, self._ball_foul, self._ball))
+            out.append(BallRead(standing, self._ball_foul, self._ball,
+                                follows=self._ball_follows))
             self._ball = None
         elif self._rack is not None:
             out.append(self._take_rack())
@@ -217,13 +235,17 @@ class LaneTracker:
             standing = self._read_deck()
             if standing != self._known:
                 self._known = standing
-                out.append(PinsDisplaced(standing, self._first_change))
+                out.append(PinsDisplaced(standing, self._first_change,
+                                         follows=self._change_follows))
         self._first_change = self._last_change = None
         return out
+
+    def _source(self) -> Checkpoint | None:
+        return None if self._follows is None else self._follows()
 
     def _take_rack(self) -> RackSet:
         assert self._rack is not None
         standing = self._known = self._read_deck()
-        reading = RackSet(standing, self._rack)
+        reading = RackSet(standing, self._rack, follows=self._rack_follows)
         self._rack = None
         return reading

@@ -66,8 +66,8 @@ import serial
 
 from drivers.closing import Closeable
 from drivers.debounce import Debouncer, Stable
-from drivers.lane import Clock, LineStatus, _check_distinct, _InputLine
-from drivers.wire.link import NodeLink, ReportHandler
+from drivers.lane import Clock, LineStatus, NodeReports, _check_distinct, _InputLine
+from drivers.wire.link import NodeLink
 from drivers.wire.messages import NODE_INPUTS, NodeType
 from drivers.wire.messages import POCKETS as NODE_INPUT_POCKETS
 from drivers.wire.pockets import PocketsNode
@@ -103,10 +103,7 @@ DEFAULT_PINS: Final[Mapping[str, int]] = {
 """A standard wiring (BCM numbers) that leaves I2C, SPI and the UART free."""
 
 _JOIN_TIMEOUT: Final = 10.0
-# How long the link may take to note a report it delivered as its position, once the
-# pockets have taken it in (a few statements on its reader thread).
-_POSITION_GRACE: Final = 1.0
-_POSITION_POLL: Final = 0.001
+_NODE: Final = "pockets"
 _NODE_INPUTS: Final = tuple(sorted(NODE_INPUTS[NodeType.POCKETS]))
 _log = logging.getLogger(__name__)
 
@@ -181,15 +178,9 @@ class Pockets(Closeable):
         self._node = node
         self._on_consumed = on_consumed
         self._cond = threading.Condition()
-        # The node's reports as the pockets take them in (only with on_consumed): some
-        # delivered since the last checkpoint; one being delivered now, and the link's
-        # position before it; the position before the last one delivered and when (the
-        # link notes the new position just after it), and the position before each
-        # pocket's last edge.
-        self._owed = False
-        self._delivering = False
-        self._follows: tuple[int, int] | None = None
-        self._last: tuple[tuple[int, int] | None, float] | None = None
+        # The node's reports as the pockets take them in (only with on_consumed), and the
+        # position before each pocket's last edge.
+        self._reports: NodeReports | None = None
         self._edge_follows: dict[str, tuple[int, int] | None] = dict.fromkeys(lines)
         self._closing = False
         now = clock()
@@ -203,32 +194,14 @@ class Pockets(Closeable):
         # Names read and not yet given to a ball: (number, time read).
         self._reads: deque[tuple[int, float]] = deque()
         if on_consumed is not None and node is not None:
-            node.link.on_report = self._tracking(node.link, node.link.on_report)
+            self._reports = NodeReports()
+            self._reports.track(_NODE, node.link, _NODE_INPUTS)
+            self._reports.attach(self._cond)
         self._thread = threading.Thread(target=self._run, name="hoyle-pockets", daemon=True)
         self._thread.start()
         for name, line in self._lines.items():
             line.when_activated = lambda name=name: self._edge(name, True)
             line.when_deactivated = lambda name=name: self._edge(name, False)
-
-    def _tracking(self, link: NodeLink, handler: ReportHandler | None) -> ReportHandler:
-        """``handler`` (the node's inputs) as the link's ``on_report``, noting each report."""
-
-        def on_report(node_type: int, number: int, value: int, node_time_ms: int) -> None:
-            before = link.delivered()
-            with self._cond:
-                self._delivering, self._follows = True, before
-                self._last = (before, time.monotonic())
-            try:
-                if handler is not None:
-                    handler(node_type, number, value, node_time_ms)
-            finally:
-                with self._cond:
-                    self._delivering, self._follows = False, None
-                    self._last = (before, time.monotonic())
-                    self._owed = True
-                    self._cond.notify()
-
-        return on_report
 
     @property
     def reader_wait(self) -> float:
@@ -251,7 +224,8 @@ class Pockets(Closeable):
             except Exception:
                 _log.exception("pocket %s: edge not recorded", pocket)
             self._edge_at[pocket] = t
-            self._edge_follows[pocket] = self._follows
+            follows = None if self._reports is None else self._reports.follows()
+            self._edge_follows[pocket] = None if follows is None else follows[1:]
             self._cond.notify()
 
     def _settle(self, pocket: str, stable: Stable, now: float) -> None:
@@ -315,22 +289,10 @@ class Pockets(Closeable):
         Waits (the lock released) while the link has yet to note the last report the
         pockets took in as delivered; None if they are not idle, or it does not.
         """
-        while self._owed and not self._fallen and not self._reads:
-            assert self._node is not None
-            delivered = self._node.link.delivered_inputs()
-            position = None if delivered is None else delivered[0]
-            last = self._last
-            if last is not None and (self._delivering or position == last[0]):
-                if time.monotonic() - last[1] > _POSITION_GRACE:
-                    return None
-                self._cond.wait(_POSITION_POLL)
-                continue
-            self._owed = False
-            if delivered is None or not set(_NODE_INPUTS) <= delivered[1].keys():
-                return None
-            (boot_id, seq), values = delivered
-            return (boot_id, seq, *(values[number] for number in _NODE_INPUTS))
-        return None
+        if self._reports is None:
+            return None
+        checkpoint = self._reports.checkpoint(lambda: not self._fallen and not self._reads)
+        return None if checkpoint is None else tuple(checkpoint[_NODE])
 
     def _run(self) -> None:
         stop = False
