@@ -57,6 +57,12 @@ class NodeClock:
         with self._lock:
             self._samples.clear()
 
+    @property
+    def timed(self) -> bool:
+        """True once a sample maps the node's clock (until :meth:`forget`)."""
+        with self._lock:
+            return bool(self._samples)
+
     def to_host(self, node_ms: int, *, now: float) -> float:
         """The host time of node time ``node_ms``, no later than ``now``."""
         with self._lock:

@@ -608,7 +608,10 @@ class NodeLink(Closeable):
     def _took_report(self, seq: int, report: Report) -> None:
         with self._cond:
             expected = self._expected
-            if expected is None or self._identify is None:
+            if expected is None or self._identify is None or not self._node_clock.timed:
+                # Not taken (nor acknowledged) before the node's clock is timed: a report
+                # the node sends again at connecting would be dated "now", and a burst of
+                # them would all share one time. The node sends it again once timed.
                 return
             node_type = self._identify.node_type
             deliver = seq == expected
