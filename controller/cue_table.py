@@ -79,6 +79,9 @@ NODE_INPUT_ORDER = tuple(sorted(NODE_INPUTS[NodeType.POCKETS]))
 #: A checkpoint's length in `nodes["pockets"]`: boot id, seq, the inputs' values.
 CHECKPOINT_LEN = 2 + len(NODE_INPUT_ORDER)
 
+#: The simulated referee names an unread ball after the sim's pace (a second at most), or
+#: after this many seconds if longer: time for an operator to name it first.
+REFEREE_WAIT = 0.0
 #: The simulated strokes: how many balls fall (weights for 0, 1, 2, 3).
 SIM_FALLS = (50, 35, 11, 4)
 SIM_SCRATCH = 0.05
@@ -346,7 +349,7 @@ class CueRunner(Runner):
 
     def _name_ball(self, flag: JSON) -> None:
         """The simulated referee names the ball that fell in the flag's pocket."""
-        if self.stop.wait(min(self.config.sim.pace, 1.0)):
+        if self.stop.wait(max(min(self.config.sim.pace, 1.0), REFEREE_WAIT)):
             return
         reading = flag["reading"]
         ball = reading.get("ball")

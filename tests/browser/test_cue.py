@@ -26,9 +26,10 @@ from tests.browser.helpers import (
 
 pytestmark = pytest.mark.browser
 
-#: The simulated referee names an unread ball after a second; the operator may be beaten
-#: to a few of them on a busy machine, never to all of these.
+#: The simulated referee names an unread ball after REFEREE_WAIT seconds (patched here so a
+#: page on a busy machine has time); the operator may be beaten to a few, never to all.
 TRIES = 8
+REFEREE_WAIT = 5.0
 REASON = "the referee saw it drop"
 
 
@@ -49,6 +50,7 @@ foul_rate = 0
 """)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(cue_table, "NEW_GAME_PAUSE", 0.0)
+        patch.setattr(cue_table, "REFEREE_WAIT", REFEREE_WAIT)
         with serve_table(config) as served:
             yield served
 
