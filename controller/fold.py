@@ -175,6 +175,8 @@ class TableState:
             get_game(str(body["game"])).new_state(list(body["players"]),
                                                   dict(body.get("options") or {}))
             return
+        if kind == "abandon" and self.game is None and not self.flags:
+            raise FoldError("there is no game in progress to abandon")
         if kind == "resolve" and int(body["flag"]) not in self.flags:
             raise FoldError(f"there is no open flag {body['flag']}")
         event = body.get("event")

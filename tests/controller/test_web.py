@@ -78,6 +78,18 @@ def test_operator_runs_a_game_and_spectators_watch_it_live(
         assert view["game"]["sheet"][0]["frames"][0]["balls"] == []
 
 
+def test_abandoning_with_no_game_in_progress_is_refused(
+        client: TestClient, table: Table, operator: dict[str, str]) -> None:
+    before = table.log.last_seq()
+    refused = client.post("/api/abandon", json={"reason": "x"}, headers=operator)
+    assert refused.status_code == 409 and "no game in progress" in refused.json()["detail"]
+    assert table.log.last_seq() == before
+    start(client, operator, ["Ann"])
+    done = client.post("/api/abandon", json={"reason": "the lane broke"}, headers=operator)
+    assert done.status_code == 200, done.text
+    assert client.get("/api/view").json()["game"] is None
+
+
 def test_illegal_and_malformed_changes_are_refused_with_reasons(
         client: TestClient, table: Table, operator: dict[str, str]) -> None:
     start(client, operator, ["Ann"])
