@@ -336,13 +336,13 @@ class LaneRunner(Runner):
             where = f"pin deck node on {deck_port}, foul line on {foul.pin}"
         if not simulated:
             self.lane = build_node_lane(deck_link, foul_line=foul, settle_time=lane.settle_time,
-                                        on_reading=link.on_reading, checkpoint=link.reports)
+                                        on_reading=link.on_reading, reports=link.reports)
             return where
         deck_sim, foul_sim = self.sim_nodes
 
         def build(on_reading: Callable[[LaneReading], None]) -> tuple[Lane, LaneHands]:
             built = build_node_lane(deck_link, foul_line=foul, settle_time=lane.settle_time,
-                                    on_reading=on_reading, checkpoint=link.reports)
+                                    on_reading=on_reading, reports=link.reports)
             return built, NodeHands(deck_sim, foul_sim, built)
 
         self._simulate(link, build)

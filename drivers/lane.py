@@ -337,8 +337,8 @@ class NodeReports:
     :meth:`attach`, called once they are wired and before the links start, wraps it so
     that, under the consumer's condition, it is known that reports are owed a checkpoint,
     which report an edge came from (:meth:`follows`) and, once every link has noted what
-    it delivered, each node's position (:meth:`checkpoint`). Used by the lane (given as
-    its ``checkpoint``) and by the pockets. ``on_consumed`` takes the checkpoints of
+    it delivered, each node's position (:meth:`checkpoint`). Used by the lane (its
+    ``reports``) and by the pockets. ``on_consumed`` takes the checkpoints of
     reports that made no reading, for a consumer that hands those over (the lane).
     """
 
@@ -396,10 +396,6 @@ class NodeReports:
         follows: tuple[str, int, int] | None = getattr(self._local, "follows", None)
         return follows
 
-    def __call__(self) -> Checkpoint | None:
-        """:meth:`checkpoint` of a consumer idle now: this is a lane's ``checkpoint``."""
-        return self.checkpoint()
-
     def checkpoint(self, idle: Callable[[], bool] = lambda: True) -> Checkpoint | None:
         """Each node's ``(boot_id, seq, inputs' values)`` once every report is in hand.
 
@@ -448,22 +444,20 @@ class Lane(Closeable):
         settle_time: float = 0.5,
         on_reading: Callable[[LaneReading], None],
         clock: Clock = time.monotonic,
-        checkpoint: Callable[[], Checkpoint | None] | None = None,
+        reports: NodeReports | None = None,
     ) -> None:
         """Start watching; ``clock`` must tick with real time (the deck's clock, too).
 
-        ``checkpoint``, if given, is called under the lane's lock whenever readings
-        taken leave the lane idle (every edge fed so far is in them); what it returns
-        rides on the last of those readings (its ``checkpoint``), so the consumer
-        knows which edges that reading settles. A :class:`NodeReports` (the devices are
-        nodes' whose consumer releases their reports once logged) also gives each
-        reading the node report before its first edge (``follows``), and, when the lane
-        is idle with node reports that made no reading (a node's answers on
-        reconnecting, a beam broken with no ball), hands their checkpoint to its
-        ``on_consumed`` from the lane's thread.
+        ``reports``, when the devices are nodes' whose consumer releases their reports
+        once logged: whenever readings taken leave the lane idle (every edge fed so far is
+        in them), its checkpoint rides on the last of them (its ``checkpoint``), so the
+        consumer knows which edges that reading settles; each reading also carries the
+        node report before its first edge (``follows``); and when the lane is idle with
+        node reports that made no reading (a node's answers on reconnecting, a beam
+        broken with no ball), their checkpoint goes to its ``on_consumed`` from the
+        lane's thread.
         """
-        self._checkpoint = checkpoint
-        self._reports = checkpoint if isinstance(checkpoint, NodeReports) else None
+        self._reports = reports
         self._deck = deck
         self._foul_line = foul_line
         self._ball_detector = ball_detector
@@ -517,9 +511,7 @@ class Lane(Closeable):
 
     def _marks(self) -> Checkpoint | None:
         """The checkpoint for readings that leave the lane idle (under the lock)."""
-        if self._reports is not None:
-            return self._reports.checkpoint(self._idle)
-        return None if self._checkpoint is None else self._checkpoint()
+        return None if self._reports is None else self._reports.checkpoint(self._idle)
 
     def _run(self) -> None:
         stop = False

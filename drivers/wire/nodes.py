@@ -49,12 +49,13 @@ from drivers.lane import (
     FoulLine,
     Lane,
     LineStatus,
+    NodeReports,
     PinDeck,
     PinsetterCycle,
     _call_guarded,
     _InputLine,
 )
-from drivers.lanetracker import Checkpoint, LaneReading
+from drivers.lanetracker import LaneReading
 from drivers.wire.link import NodeLink
 from drivers.wire.messages import (
     BALL_DETECTOR_INPUT,
@@ -492,7 +493,7 @@ def build_node_lane(
     ready_timeout: float = 2.0,
     serial_factory: Callable[..., Any] = serial.Serial,
     clock: Clock = time.monotonic,
-    checkpoint: Callable[[], Checkpoint | None] | None = None,
+    reports: NodeReports | None = None,
 ) -> Lane:
     """A :class:`~drivers.lane.Lane` on a pin-deck node (spots, ball detector, pinsetter).
 
@@ -505,7 +506,7 @@ def build_node_lane(
     A link handed over unstarted is started here once the lane is wired, so that no
     edge it delivers (again, after a restart of the host) is missed: the lane starts
     from its inputs' seeded values (see :class:`NodeInputs`), or with none known.
-    ``checkpoint`` is the lane's (see :class:`~drivers.lane.Lane`).
+    ``reports`` is the lane's (see :class:`~drivers.lane.Lane`).
     """
     ms = _debounce_ms(debounce)
     config: dict[int, int] = {ConfigKey.DEBOUNCE_MS: ms}
@@ -566,7 +567,7 @@ def build_node_lane(
             settle_time=settle_time,
             on_reading=on_reading,
             clock=edge_clock,
-            checkpoint=checkpoint,
+            reports=reports,
         )
     except Exception:
         for device in opened:
