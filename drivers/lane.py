@@ -493,11 +493,7 @@ class Lane(Closeable):
         with self._cond:
             if self._closing:
                 return
-            at = self._clock()
-            # Readings due before this edge first: edges a node sends again after a
-            # restart come in a burst, each at its own (past) time.
-            self._outbox.extend(self._tracker.poll(at))
-            self._outbox.extend(event(at))
+            self._outbox.extend(event(self._clock()))
             self._cond.notify()
 
     def _follows(self) -> Checkpoint | None:
