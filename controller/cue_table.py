@@ -58,7 +58,7 @@ from drivers.pockets import (
     build_gpio_pockets,
     build_node_pockets,
 )
-from drivers.wire.frame import SEQ_MOD
+from drivers.wire.frame import seq_in_run
 from drivers.wire.link import NodeLink
 from drivers.wire.messages import NODE_INPUTS, NodeType
 from engine.billiards.core import CUE, CUSHION
@@ -206,10 +206,9 @@ class CueRunner(Runner):
             return None, None
         self.logged = list(saved)
         boot_id, seq = saved[0], saved[1]
-        if len(saved) > CHECKPOINT_LEN:
-            last = saved[CHECKPOINT_LEN]
-            if (last - seq) % SEQ_MOD < SEQ_MOD // 2:
-                self.skip = (boot_id, seq, last)
+        if len(saved) > CHECKPOINT_LEN and seq_in_run(seq, saved[CHECKPOINT_LEN],
+                                                      saved[CHECKPOINT_LEN]):
+            self.skip = (boot_id, seq, saved[CHECKPOINT_LEN])
         return (boot_id, seq), dict(zip(NODE_INPUT_ORDER, saved[2:CHECKPOINT_LEN], strict=True))
 
     def close(self) -> None:
@@ -294,7 +293,7 @@ class CueRunner(Runner):
         skip, follows = self.skip, report.follows
         if skip is not None and follows is not None:
             boot_id, seq, last = skip
-            if follows[0] == boot_id and (follows[1] - seq) % SEQ_MOD <= (last - seq) % SEQ_MOD:
+            if follows[0] == boot_id and seq_in_run(seq, follows[1], last):
                 return True
         self.skip = None
         return False

@@ -40,7 +40,7 @@ from drivers.scoreboard import (
     open_serial,
 )
 from drivers.simlane import LaneFactory, LaneHands, NodeHands, SimulatedLane, mock_lane
-from drivers.wire.frame import SEQ_MOD
+from drivers.wire.frame import seq_in_run
 from drivers.wire.link import NodeLink
 from drivers.wire.messages import NODE_INPUTS, NodeType
 from drivers.wire.nodes import build_node_lane
@@ -107,7 +107,7 @@ class LaneLink:
         if saved is None or len(saved) < size:
             return None, None
         boot_id, seq = saved[0], saved[1]
-        if len(saved) > size and (saved[size] - seq) % SEQ_MOD < SEQ_MOD // 2:
+        if len(saved) > size and seq_in_run(seq, saved[size], saved[size]):
             self.skip[name] = (boot_id, seq, saved[size])
         return (boot_id, seq), dict(zip(inputs, saved[2:size], strict=True))
 
@@ -199,8 +199,7 @@ class LaneLink:
         """Whether the nodes sent this reading again after a restart, and it was logged then."""
         for name, (boot_id, seq) in (reading.follows or {}).items():
             skip = self.skip.get(name)
-            if skip is not None and skip[0] == boot_id and (
-                    (seq - skip[1]) % SEQ_MOD <= (skip[2] - skip[1]) % SEQ_MOD):
+            if skip is not None and skip[0] == boot_id and seq_in_run(skip[1], seq, skip[2]):
                 return True
         self.skip.clear()
         return False

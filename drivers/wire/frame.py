@@ -76,6 +76,13 @@ class Frame:
     payload: bytes
 
 
+def seq_in_run(first: int, seq: int, last: int) -> bool:
+    """Whether report number ``seq`` lies from ``first`` to ``last`` (both counted), the
+    numbers wrapping at SEQ_MOD; a run longer than half the numbers is taken as empty."""
+    span = (last - first) % SEQ_MOD
+    return span < SEQ_MOD // 2 and (seq - first) % SEQ_MOD <= span
+
+
 def crc16(data: bytes) -> int:
     """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection) of ``data``."""
     return binascii.crc_hqx(data, CRC_INIT)
