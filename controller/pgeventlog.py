@@ -84,7 +84,11 @@ class PgDatabase(Closeable):
         self.read_lock = threading.Lock()
         self._submit_lock = threading.Lock()  # guards _closed and what enters _queue
         self.writer = self._connect()
-        self.reader = self._connect()
+        try:
+            self.reader = self._connect()
+        except LogStorageError:
+            self.writer.close()
+            raise
         try:
             with self.writer.transaction():
                 self.writer.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from controller.eventlog import SqliteEventLog
-from controller.logentry import LogClosedError, LogEntry, MissingEntryError
+from controller.logentry import LogClosedError, LogEntry, LogStorageError, MissingEntryError
 from controller.pgeventlog import PgDatabase, PgEventLog
 from tests.club.infra import Postgres
 
@@ -134,3 +134,22 @@ def test_a_seq_taken_by_another_writer_fails_no_other_log_in_the_same_commit(
         assert isinstance(mine, LogEntry) and mine.seq == 3  # counted again from the store
         assert [e.source for e in one.entries()] == ["a", "elsewhere", "a"]
         assert [e.source for e in two.entries()] == ["b"]
+
+
+def test_a_store_that_cannot_open_its_second_connection_leaves_none_open(
+    postgres: Postgres,
+) -> None:
+    import psycopg
+
+    dsn = postgres.new_database()
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute("CREATE ROLE one_link LOGIN CONNECTION LIMIT 1")
+        try:
+            with pytest.raises(LogStorageError, match="cannot open the club store"):
+                PgDatabase(f"{dsn} user=one_link")
+            open_links = admin.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE usename = 'one_link'"
+            ).fetchone()
+            assert open_links == (0,)
+        finally:
+            admin.execute("DROP ROLE one_link")
