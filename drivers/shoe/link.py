@@ -716,8 +716,12 @@ class CardLink(Closeable):
         while self._deliver(message):
             with self._cond:
                 following = self._early.pop(message.seq + 1, None)
-            if following is None:
-                return
+                if following is None:
+                    # The gap may be filled (by the device's own resend): asking for
+                    # `expected` now would name a card not yet drawn, which the device
+                    # refuses while it holds unacknowledged ones.
+                    self._gap_seen = any(seq > message.seq for seq in self._early)
+                    return
             message = following
 
     def _deliver(self, message: Card | PackEnd) -> bool:
