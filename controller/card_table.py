@@ -19,17 +19,27 @@ restarted service tells the shoe the last card it holds and carries on from the 
 With a shuffler, each pack it reads is verified before it is dealt: a missing, extra or
 duplicated card makes the shuffler unavailable, which pauses the table with the report.
 
+With a camera over the table, the cards it reads face up are held against the shoe's
+record every LOOK_EVERY seconds, and each settled change is noted (`camera check`): the
+cards it confirms, and any card it is sure of that the shoe has not dealt in this game
+(controller/card_camera.py). The camera never changes the record.
+
 On the simulated table (`shoe.port = "sim"`) a simulated shoe speaks the same protocol
 on a pseudo-terminal, a simulated shuffler fills it with verified packs, the seated
-players bet and play from the game's legal events, and the dealer draws when the game
-waits for a card.
+players bet and play from the game's legal events, the dealer draws when the game
+waits for a card, and a simulated camera draws the cards of every hand face up.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable
 
+import numpy as np
+
+from controller.card_camera import CameraLook, check_cards
 from controller.config import Config
 from controller.runner import RECORD_TIMEOUT, Runner
 from controller.table import Table
@@ -40,10 +50,19 @@ from drivers.shoe.shoe import DealerShoe
 from drivers.shoe.shuffler import FakeShuffler, PackRejected, Shuffler
 from engine.core import JSON
 from engine.registry import get_game
+from vision.camera import Camera, CameraEnded, CameraUnavailable, open_camera
+from vision.cards import CardReader
+from vision.core import BadFrameError, Frame, VisionError
 
 log = logging.getLogger(__name__)
 
 NEW_GAME_PAUSE = 3.0
+#: The simulated camera draws at most this many cards (the renderer's limit).
+MAX_DRAWN = 20
+#: Seconds between the overhead camera's looks at the cards.
+LOOK_EVERY = 0.5
+#: Seconds between attempts to reopen a camera that went away.
+REOPEN_EVERY = 2.0
 #: The simulated players: chance a player acts (bets, stands, draws) before the next card.
 SIM_ACT = 0.5
 
@@ -75,6 +94,9 @@ class CardRunner(Runner):
             self._spawn(self._verify_packs, "hoyle-shuffler")
         if self.fake is not None:
             self._spawn(lambda: self._play(self._step, "dealer"), "hoyle-sim-dealer")
+        if self.fake is not None or self.config.camera.source != "sim":
+            # "sim" is the simulated table's camera: a real table has one only if named.
+            self._spawn(self._watch_cards, "hoyle-card-camera")
 
     def _open(self) -> None:
         shoe = self.config.shoe
@@ -210,6 +232,77 @@ class CardRunner(Runner):
                 self.verified.append(pack.cards)
                 self.taken.notify_all()
 
+    # -- the overhead camera ---------------------------------------------------------------
+
+    def _watch_cards(self) -> None:
+        """The camera's thread: look at the cards every LOOK_EVERY seconds and note each
+        settled change of what the camera vouches for (controller/card_camera.py)."""
+        try:
+            reader = CardReader()
+        except VisionError as error:
+            self._tell("camera", "unavailable", f"the card recogniser cannot be loaded: {error}")
+            return
+        look = CameraLook(self.config.camera.agree)
+        while not self.stop.is_set():
+            try:
+                camera = self._open_camera()
+            except VisionError as error:
+                self._tell("camera", "unavailable", str(error))
+                self.stop.wait(REOPEN_EVERY)
+                continue
+            self._tell("camera", "working", camera.name)
+            with camera:
+                self._look(camera, reader, look)
+
+    def _open_camera(self) -> Camera:
+        if self.config.camera.source == "sim":
+            return SimCardCamera(self._cards_on_table, self.config.sim.seed)
+        camera = self.config.camera
+        return open_camera(camera.source, size=(camera.width, camera.height))
+
+    def _look(self, camera: Camera, reader: CardReader, look: CameraLook) -> None:
+        game = None
+        while not self.stop.wait(LOOK_EVERY):
+            try:
+                _, frame = camera.read()
+                reads = reader(frame)
+            except (CameraEnded, CameraUnavailable) as error:
+                self._tell("camera", "unavailable", str(error))
+                self.stop.wait(REOPEN_EVERY)
+                return
+            except BadFrameError as error:
+                log.warning("skipped a frame: %s", error)
+                continue
+            table = self._call(self._cards())
+            if table is None or table[0] is None:
+                continue  # no game: nothing to hold the cards against
+            started, hands, dealt = table
+            if started != game:
+                game = started
+                look.forget()
+            check = look.feed(check_cards(reads, hands, dealt, reader.threshold))
+            if check is not None and (check.confirmed or check.unexpected):
+                self._call(self.table.record("note", "camera", {
+                    "what": "camera check", **check.to_json(), "text": check.text(),
+                    "vision": [read.to_json() for read in reads]}))
+
+    async def _cards(self) -> tuple[int | None, dict[str, list[str]], list[str]]:
+        """The log entry that started the game (None: no game), its cards by hand, and every
+        card dealt in it."""
+        state = self.table.state
+        if state.engine is None or state.game is None:
+            return None, {}, []
+        hands = state.engine.snapshot().get("hands") or {}
+        dealt = [str(data["card"]) for _, data in state.game.events
+                 if data.get("type") == "card" and data.get("card")]
+        return (state.game.start_seq, {str(k): [str(c) for c in v] for k, v in hands.items()},
+                dealt)
+
+    def _cards_on_table(self) -> list[str]:
+        """The simulated camera's subject: every card of every hand, face up."""
+        table = self._call(self._cards())
+        return [] if table is None else [code for cards in table[1].values() for code in cards]
+
     # -- the simulated table ---------------------------------------------------------------
 
     def _step(self) -> None:
@@ -255,3 +348,37 @@ class CardRunner(Runner):
                                 RECORD_TIMEOUT)
             if self.verified:
                 self.fake.load(list(self.verified.pop()), packs=self.packs)
+
+
+class SimCardCamera(Camera):
+    """The simulated card table's camera: the cards `cards()` names, rendered face up with
+    one of Debian's card designs (the same one all session), redrawn when they change."""
+
+    def __init__(self, cards: Callable[[], list[str]], seed: int) -> None:
+        from vision.scenes.cards import installed_decks
+
+        decks = installed_decks()
+        if not decks:
+            raise CameraUnavailable("simulated card camera: no card designs are installed "
+                                    "(gnome-cards-data, kdegames-card-data-kf5)")
+        self.deck = decks[seed % len(decks)]
+        self.name = f"simulated camera ({self.deck.name} cards)"
+        self.cards = cards
+        self.seed = seed
+        self._drawn: tuple[list[str], Frame] | None = None
+
+    def read(self) -> tuple[float, Frame]:
+        from vision.scenes.cards import render_scene
+
+        codes = self.cards()[:MAX_DRAWN]
+        if self._drawn is None or self._drawn[0] != codes:
+            if codes:
+                rng = np.random.default_rng([self.seed, len(codes)])
+                frame = render_scene(rng, codes=codes, decks=[self.deck], overlap=0.3).image
+            else:
+                frame = np.full((480, 640, 3), (40, 110, 30), np.uint8)
+            self._drawn = (codes, frame)
+        return time.monotonic(), self._drawn[1]
+
+    def close(self) -> None:
+        self._drawn = None

@@ -405,7 +405,7 @@
       case "abandon":
         return `Game abandoned${by}${reason}`;
       case "note":
-        return `${str(body.what)}${by}`;
+        return `${str(body.text || body.what)}${by}`;
       default:
         return `${words(entry.kind)}${by}`;
     }

@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
@@ -18,6 +20,12 @@ from drivers.shoe.fake import FakeShoe
 from drivers.shoe.shuffler import FakeShuffler
 from tests.controller import helpers
 from tests.controller.helpers import OPERATOR, wait_for
+from vision.cards import DEFAULT_THRESHOLD, CardReader
+from vision.scenes.cards import installed_decks, render_scene
+
+needs_decks = pytest.mark.skipif(not installed_decks(), reason=(
+    "Debian's card decks are absent: apt install gnome-cards-data kdegames-card-data-kf5 "
+    "librsvg2-bin"))
 
 
 def write_config(tmp_path: Path, game: str, shoe: str) -> Path:
@@ -51,6 +59,32 @@ def test_the_simulated_table_deals_verified_packs_card_by_card(tmp_path: Path) -
         assert all(e["kind"] == "event" and e["body"]["event"]["type"] == "card"
                    for e in entries)
         assert view["game"]["shoe"]["dealt"] >= 1
+
+
+@needs_decks
+def test_the_simulated_camera_sees_the_cards_dealt_and_the_table_notes_them(
+        tmp_path: Path) -> None:
+    # Paced so that the cards lie on the table for a look or two before the next one.
+    config = helpers.write_config(tmp_path / "cards.toml", 'id = "cards-4"\ngame = "baccara"',
+                                  """[shoe]
+port = "sim"
+[sim]
+pace = 1.0
+players = ["Ann", "Bob"]
+[camera]
+agree = 1
+[scoreboard]
+kind = "none"
+""")
+    built = build(load_config(config))
+    with TestClient(built.app) as client:
+        wait_for(lambda: (d := helpers.device(client, "camera")) and d["state"] == "working"
+                 and "simulated camera" in d["detail"])
+        note = wait_for(lambda: next((e for e in client.get("/api/history").json()
+                                      if e["kind"] == "note" and e["body"]["confirmed"]), None))
+        dealt = [e["body"]["event"]["card"] for e in shoe_entries(client)]
+        assert set(note["body"]["confirmed"]) <= set(dealt)
+        assert note["body"]["text"].startswith("The camera confirms")
 
 
 @pytest.fixture
@@ -204,3 +238,45 @@ def test_a_number_the_shoe_skipped_is_voided_once_even_across_a_restart(
         assert [e["body"]["nodes"]["shoe"][1] for e in entries] == [1, 3]
         flags = [e for e in client.get("/api/history").json() if e["kind"] == "flag"]
         assert len(flags) == 1
+
+
+@needs_decks
+def test_the_overhead_camera_confirms_the_dealt_cards_and_names_one_never_dealt(
+        tmp_path: Path, shoe: FakeShoe) -> None:
+    folder = tmp_path / "camera"
+    folder.mkdir()
+    config = helpers.write_config(tmp_path / "cards.toml", 'id = "cards-3"\ngame = "red-dog"',
+                                  f"""[shoe]
+port = "{shoe.port}"
+[camera]
+source = "{folder}"
+agree = 1
+[scoreboard]
+kind = "none"
+""")
+    # What the camera will see: the two cards dealt, and a king of spades the shoe never gave.
+    scene = render_scene(np.random.default_rng([7, 1]), codes=["QH", "7C", "KS"],
+                         decks=["kde-standard"], overlap=0.0)
+    assert sorted(o.value for o in CardReader()(scene.image)
+                  if o.confidence >= DEFAULT_THRESHOLD) == ["7C", "KS", "QH"]
+    built = build(load_config(config))
+    with TestClient(built.app) as client:
+        # No images yet: the camera is unavailable and says why; the table goes on.
+        camera = wait_for(lambda: (d := helpers.device(client, "camera"))
+                          and d["state"] == "unavailable" and d)
+        assert "no images" in camera["detail"]
+        client.post("/api/game", json={"game": "red-dog", "players": ["Ann", "Bob"]},
+                    headers=OPERATOR).raise_for_status()
+        shoe.draw(2)
+        wait_for(lambda: len(shoe_entries(client)) == 2)
+        hands_before = client.get("/api/view").json()["game"]["hands"]
+        cv2.imwrite(str(folder / "frame_000.png"), scene.image)
+
+        [note] = wait_for(lambda: [e for e in client.get("/api/history").json()
+                                   if e["kind"] == "note" and e["source"] == "camera"])
+        assert note["body"]["confirmed"] == ["7C", "QH"]
+        assert note["body"]["unexpected"] == ["KS"]
+        assert "it sees KS, which the shoe has not dealt in this game" in note["body"]["text"]
+        view = client.get("/api/view").json()
+        assert view["game"]["hands"] == hands_before  # the camera never changes the record
+        assert view["flags"] == [] and view["status"] != "paused"

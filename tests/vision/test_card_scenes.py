@@ -182,3 +182,17 @@ def test_command_line_writes_training_decks_only(tmp_path: Path) -> None:
     lines = (tmp_path / "labels.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2
     assert all(json.loads(line)["deck"] not in HELD_OUT_DECKS for line in lines)
+
+
+def test_a_scene_can_show_the_cards_it_is_given_copies_too() -> None:
+    given = ["QH", "7C", "7C", "AS"]
+    drawn = render_scene(np.random.default_rng(11), decks=few(), codes=given, overlap=0.0)
+    assert sorted(card.code for card in drawn.cards) == sorted(given)
+    assert drawn.label()["cards"] == sorted(given)
+    again = render_scene(np.random.default_rng(11), decks=few(), codes=given, overlap=0.0)
+    assert np.array_equal(drawn.image, again.image)
+
+
+def test_a_scene_refuses_a_card_that_does_not_exist() -> None:
+    with pytest.raises(ValueError, match="no such card: 1S, ZZ"):
+        render_scene(np.random.default_rng(0), decks=few(), codes=["QH", "ZZ", "1S"])

@@ -725,23 +725,31 @@ def _scene_cards(deck: Deck, cards: Sequence[_Placed],
 
 def render_scene(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480),
                  count: int | None = None, decks: Sequence[Deck | str] | None = None,
-                 overlap: float = 0.5, felt: str | None = None) -> CardScene:
+                 overlap: float = 0.5, felt: str | None = None,
+                 codes: Sequence[str] | None = None) -> CardScene:
     """One labelled frame of cards face up on a table, a pure function of `rng`'s state.
 
     `count` None draws 1-8 cards, all from one deck picked from `decks` (default: every
-    usable installed deck); `overlap` is each card's chance of being laid over an earlier
-    one so that only a corner of the lower card shows; `felt` fixes the table surface (a
-    name in the dice tables' `FELTS`), else any colour of cloth or wood.
+    usable installed deck); `codes` names the cards instead (a copy may come twice, as
+    from a shoe of several packs); `overlap` is each card's chance of being laid over an
+    earlier one so that only a corner of the lower card shows; `felt` fixes the table
+    surface (a name in the dice tables' `FELTS`), else any colour of cloth or wood. A card
+    that finds no room with an index in view is left out of the frame and its label.
     """
-    n = int(rng.integers(1, 9)) if count is None else count
+    n = len(codes) if codes is not None else (
+        int(rng.integers(1, 9)) if count is None else count)
     if not 1 <= n <= 20:
         raise ValueError(f"count must be 1-20, got {n}")
     if not 0 <= overlap <= 1:
         raise ValueError(f"overlap must be between 0 and 1, got {overlap}")
+    unknown = sorted(set(codes or ()) - set(CODES))
+    if unknown:
+        raise ValueError(f"no such card: {', '.join(unknown)}")
     w, h = size
     scale = w / 640
     deck = _pick_deck(rng, decks)
-    codes = [CODES[int(i)] for i in rng.choice(len(CODES), size=n, replace=False)]
+    if codes is None:
+        codes = [CODES[int(i)] for i in rng.choice(len(CODES), size=n, replace=False)]
     view = _tilt(rng, size)
     placed = _layout(rng, deck, codes, size, view, overlap)
 

@@ -1,0 +1,59 @@
+"""The card table's camera check: what the camera read surely, held against the cards the
+shoe dealt; a card it is sure of that the shoe never dealt is for the dealer to look at."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.card_camera import CameraLook, check_cards
+from vision.core import Observation
+
+
+def seen(*reads: tuple[str, float]) -> list[Observation]:
+    return [Observation(code, (40.0 * i, 0.0, 20.0, 30.0), sure)
+            for i, (code, sure) in enumerate(reads)]
+
+
+def test_the_cards_on_the_table_are_confirmed_or_not_seen_and_a_stranger_is_named() -> None:
+    check = check_cards(seen(("QH", 0.999), ("7C", 0.3), ("KS", 0.998)),
+                        {"player": ["QH", "7C"], "banker": ["2D"]}, ["QH", "7C", "2D"], 0.995)
+    assert check.confirmed == ["QH"]
+    assert check.not_seen == ["2D", "7C"]  # face down, covered, or read unsurely
+    assert check.unexpected == ["KS"]
+    assert check.unsure == ["7C"]
+    assert check.text() == ("The camera confirms 1 of the 3 cards on the table; it sees KS, "
+                            "which the shoe has not dealt in this game: the dealer should look.")
+
+
+def test_a_card_of_an_earlier_deal_not_yet_gathered_is_not_a_stranger() -> None:
+    check = check_cards(seen(("QH", 1.0), ("9S", 1.0)), {"player": ["QH"]}, ["9S", "QH"], 0.99)
+    assert (check.confirmed, check.unexpected) == (["QH"], [])
+    assert check.text() == "The camera confirms 1 of the 1 cards on the table."
+
+
+def test_copies_of_a_card_from_a_shoe_of_several_packs_are_counted_each() -> None:
+    check = check_cards(seen(("8D", 1.0), ("8D", 1.0), ("8D", 1.0)),
+                        {"left": ["8D"], "right": ["8D"]}, ["8D", "8D"], 0.99)
+    assert check.confirmed == ["8D", "8D"]
+    assert check.unexpected == ["8D"]  # a third eight of diamonds: only two were dealt
+
+
+def test_a_check_is_kept_once_it_holds_for_several_looks_and_only_when_it_is_news() -> None:
+    look = CameraLook(agree=2)
+    hands = {"player": ["QH", "7C"]}
+    one = check_cards(seen(("QH", 1.0)), hands, ["QH", "7C"], 0.99)
+    both = check_cards(seen(("QH", 1.0), ("7C", 1.0)), hands, ["QH", "7C"], 0.99)
+    assert look.feed(one) is None  # a hand still moving: once is not enough
+    assert look.feed(both) is None
+    assert look.feed(both) == both
+    assert look.feed(both) is None  # nothing new
+    assert look.feed(one) is None
+    assert look.feed(one) == one  # a card covered since: news
+    look.forget()  # a new game
+    assert look.feed(one) is None
+    assert look.feed(one) == one
+
+
+def test_agreement_must_be_at_least_one_look() -> None:
+    with pytest.raises(ValueError, match="agree must be at least 1"):
+        CameraLook(agree=0)
