@@ -354,7 +354,7 @@ def serial_ports() -> list[str]:
 
 
 def check_camera(config: Config) -> Check:
-    """Open the dice table's camera and take one frame (the recogniser is checked apart)."""
+    """Open the table's camera and take one frame (the recogniser is checked apart)."""
     from vision.camera import open_camera
     from vision.core import VisionError
 
@@ -383,6 +383,19 @@ def check_dice_recogniser(config: Config) -> Check:
     return Check("dice recogniser", where, True, "the dice models load")
 
 
+def check_card_recogniser() -> Check:
+    """Load the card recogniser's models: without them the camera confirms no card."""
+    from vision.cards import DEFAULT_MODEL, CardReader
+    from vision.core import VisionError
+
+    where = str(DEFAULT_MODEL.parent)
+    try:
+        CardReader()
+    except VisionError as error:
+        return Check("card recogniser", where, False, str(error))
+    return Check("card recogniser", where, True, "the card models load")
+
+
 def diagnose(config: Config) -> list[Check]:
     """Every device the config names, checked in turn, then the dashboard's address."""
     family = get_game(config.game).family
@@ -390,6 +403,8 @@ def diagnose(config: Config) -> list[Check]:
         checks = [check_camera(config), check_dice_recogniser(config)]
     elif family == "banking-cards":
         checks = check_shoe(config)
+        if config.camera.source != "sim":  # a real shoe's table has a camera only if named
+            checks += [check_camera(config), check_card_recogniser()]
     elif family in BILLIARD_FAMILIES:
         checks = check_pockets(config)
     elif config.lane.backend in ("node", "sim-firmware"):

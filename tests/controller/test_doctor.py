@@ -188,6 +188,23 @@ def test_the_shoe_and_shuffler_answer_hello_and_keep_their_cards(tmp_path: Path)
         assert shoe.unacked == 1
 
 
+def test_a_card_tables_camera_and_card_models_are_checked_when_it_has_one(
+        tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "frame_000.png"), np.full((480, 640, 3), 60, dtype=np.uint8))
+    with FakeShoe(["AS"]) as shoe:
+        plain = cards_config(tmp_path, shoe.port)
+        assert "camera" not in {c.device for c in diagnose(load_config(plain))}
+        plain.write_text(plain.read_text() + f'[camera]\nsource = "{frames}"\n')
+        checks = {c.device: c for c in diagnose(load_config(plain))}
+    assert checks["camera"].ok and "a 640x480 frame" in checks["camera"].detail
+    assert checks["card recogniser"].ok
+
+
 def test_an_unplugged_shoe_and_shuffler_are_named(tmp_path: Path) -> None:
     port, shuffler = tmp_path / "ttyUSB7", tmp_path / "ttyUSB8"
     done = doctor("--config", str(cards_config(tmp_path, str(port), str(shuffler))))
