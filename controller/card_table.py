@@ -57,6 +57,8 @@ from vision.core import BadFrameError, Frame, VisionError
 log = logging.getLogger(__name__)
 
 NEW_GAME_PAUSE = 3.0
+#: The camera's device name: a failing card camera is reported, but play goes on.
+CAMERA = "card camera"
 #: The simulated camera draws at most this many cards (the renderer's limit).
 MAX_DRAWN = 20
 #: Seconds between the overhead camera's looks at the cards.
@@ -240,17 +242,17 @@ class CardRunner(Runner):
         try:
             reader = CardReader()
         except VisionError as error:
-            self._tell("camera", "unavailable", f"the card recogniser cannot be loaded: {error}")
+            self._tell(CAMERA, "unavailable", f"the card recogniser cannot be loaded: {error}")
             return
         look = CameraLook(self.config.camera.agree)
         while not self.stop.is_set():
             try:
                 camera = self._open_camera()
             except VisionError as error:
-                self._tell("camera", "unavailable", str(error))
+                self._tell(CAMERA, "unavailable", str(error))
                 self.stop.wait(REOPEN_EVERY)
                 continue
-            self._tell("camera", "working", camera.name)
+            self._tell(CAMERA, "working", camera.name)
             with camera:
                 self._look(camera, reader, look)
 
@@ -267,7 +269,7 @@ class CardRunner(Runner):
                 _, frame = camera.read()
                 reads = reader(frame)
             except (CameraEnded, CameraUnavailable) as error:
-                self._tell("camera", "unavailable", str(error))
+                self._tell(CAMERA, "unavailable", str(error))
                 self.stop.wait(REOPEN_EVERY)
                 return
             except BadFrameError as error:

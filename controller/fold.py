@@ -10,7 +10,8 @@ Log entry kinds and their bodies:
 - `correct` {"target": seq, "event": {...} | null, "reason"}: the operator replaces an
             earlier event of the current game (or voids it); the game is re-ruled;
 - `device`  {"device", "state": "working" | "unavailable", "detail"}: device health; an
-            unavailable sensor pauses the table, an unavailable display (`DISPLAYS`) does not;
+            unavailable sensor pauses the table, an unavailable display or card camera
+            (`DISPLAYS`) does not;
 - `abandon` {"reason"}: the game in progress is given up;
 - `note`    {"what", ...}: something a device saw that changes nothing (kept for the history).
 
@@ -36,8 +37,9 @@ from engine.registry import get_game
 RECENT_RULINGS = 20
 KINDS = ("start", "event", "flag", "resolve", "correct", "device", "abandon", "note")
 
-#: Devices that only show the game: one that fails is reported, but play goes on.
-DISPLAYS = frozenset({"scoreboard"})
+#: Devices that only show the game or confirm it (the card table's camera, which never
+#: changes the record): one that fails is reported, but play goes on.
+DISPLAYS = frozenset({"scoreboard", "card camera"})
 
 
 class FoldError(ValueError):

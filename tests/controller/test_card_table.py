@@ -78,7 +78,7 @@ kind = "none"
 """)
     built = build(load_config(config))
     with TestClient(built.app) as client:
-        wait_for(lambda: (d := helpers.device(client, "camera")) and d["state"] == "working"
+        wait_for(lambda: (d := helpers.device(client, "card camera")) and d["state"] == "working"
                  and "simulated camera" in d["detail"])
         note = wait_for(lambda: next((e for e in client.get("/api/history").json()
                                       if e["kind"] == "note" and e["body"]["confirmed"]), None))
@@ -262,11 +262,12 @@ kind = "none"
     built = build(load_config(config))
     with TestClient(built.app) as client:
         # No images yet: the camera is unavailable and says why; the table goes on.
-        camera = wait_for(lambda: (d := helpers.device(client, "camera"))
+        camera = wait_for(lambda: (d := helpers.device(client, "card camera"))
                           and d["state"] == "unavailable" and d)
         assert "no images" in camera["detail"]
         client.post("/api/game", json={"game": "red-dog", "players": ["Ann", "Bob"]},
                     headers=OPERATOR).raise_for_status()
+        assert client.get("/api/view").json()["status"] == "running"  # it only confirms
         shoe.draw(2)
         wait_for(lambda: len(shoe_entries(client)) == 2)
         hands_before = client.get("/api/view").json()["game"]["hands"]
