@@ -41,6 +41,7 @@ import numpy as np
 
 from controller.card_camera import CameraLook, check_cards
 from controller.config import Config
+from controller.fold import CAMERA_CHECK
 from controller.runner import RECORD_TIMEOUT, Runner
 from controller.table import Table
 from drivers.errors import DriverError
@@ -285,7 +286,7 @@ class CardRunner(Runner):
             check = look.feed(check_cards(reads, hands, dealt, reader.threshold))
             if check is not None and (check.confirmed or check.unexpected):
                 self._call(self.table.record("note", "camera", {
-                    "what": "camera check", **check.to_json(), "text": check.text(),
+                    "what": CAMERA_CHECK, **check.to_json(), "text": check.text(),
                     "vision": [read.to_json() for read in reads]}))
 
     async def _cards(self) -> tuple[int | None, dict[str, list[str]], list[str]]:

@@ -13,7 +13,8 @@ Log entry kinds and their bodies:
             unavailable sensor pauses the table, an unavailable display or card camera
             (`DISPLAYS`) does not;
 - `abandon` {"reason"}: the game in progress is given up;
-- `note`    {"what", ...}: something a device saw that changes nothing (kept for the history).
+- `note`    {"what", ...}: something a device saw that changes nothing (kept for the history;
+            the latest `camera check` of the game is in the view as `camera`).
 
 Any entry a lane reading produced may also carry `nodes` {device: [boot_id, seq, input
 values...]}: how far each sensor node's reports were consumed by then, so a restarted
@@ -37,6 +38,8 @@ from engine.registry import get_game
 RECENT_RULINGS = 20
 KINDS = ("start", "event", "flag", "resolve", "correct", "device", "abandon", "note")
 
+#: A note of the card camera's check (controller/card_camera.py), kept for the view.
+CAMERA_CHECK = "camera check"
 #: Devices that only show the game or confirm it (the card table's camera, which never
 #: changes the record): one that fails is reported, but play goes on.
 DISPLAYS = frozenset({"scoreboard", "card camera"})
@@ -67,6 +70,8 @@ class TableState:
     flags: dict[int, JSON] = field(default_factory=dict)
     devices: dict[str, JSON] = field(default_factory=dict)
     nodes: dict[str, list[int]] = field(default_factory=dict)
+    #: The card camera's latest check of the game in progress (a `camera check` note).
+    camera: JSON | None = None
     rulings: deque[tuple[int, Ruling | JSON]] = field(
         default_factory=lambda: deque(maxlen=RECENT_RULINGS))
     # While recovering, the current game's events are ruled once, at the end (`settle`):
@@ -102,10 +107,14 @@ class TableState:
                                                  "detail": body.get("detail", "")}
             return []
         if kind == "note":
+            if body.get("what") == CAMERA_CHECK and self.game is not None:
+                self.camera = {"seq": seq, **{key: body.get(key) for key in (
+                    "confirmed", "not_seen", "unexpected", "text")}}
             return []
         if kind == "abandon":
             self.game = None
             self.engine = None
+            self.camera = None
             self.flags.clear()
             return []
         raise FoldError(f"log entry {seq}: unknown kind {kind!r}")
@@ -116,6 +125,7 @@ class TableState:
         options = dict(body.get("options") or {})
         self.engine = game.new_state(players, options)
         self.game = GameRecord(game.id, players, options, seq)
+        self.camera = None
         self.flags.clear()
         self.rulings.clear()
         self.unruled = False
@@ -216,7 +226,7 @@ class TableState:
             why = None
         return {"table": table_id, "name": name or table_id, "seq": self.seq, "status": status,
                 "why": why, "devices": list(self.devices.values()),
-                "flags": list(self.flags.values()), "game": game}
+                "flags": list(self.flags.values()), "game": game, "camera": self.camera}
 
     def save(self) -> JSON:
         self.settle()
@@ -230,6 +240,7 @@ class TableState:
             "devices": list(self.devices.values()),
             "nodes": {name: list(at) for name, at in self.nodes.items()},
             "rulings": self._recent_rulings(),
+            "camera": self.camera,
         }
 
     def _recent_rulings(self) -> list[JSON]:
@@ -258,6 +269,7 @@ class TableState:
         # Snapshots from before node checkpoints have none.
         state.nodes = {str(k): [int(v) for v in at] for k, at in saved.get("nodes", {}).items()}
         state.rulings.extend((r["seq"], r) for r in saved["rulings"])
+        state.camera = saved.get("camera")  # snapshots from before the card camera: none
         return state
 
 

@@ -1,6 +1,7 @@
-// The card table's part of the live page: each hand drawn as cards, the bank, the bets
-// standing, each player's winnings, the shoe's count, and the operator's form for a card
-// the shoe read that the table could not place. table.js calls it with its DOM helpers.
+// The card table's part of the live page: each hand drawn as cards (those the overhead
+// camera confirmed marked, and what it last said), the bank, the bets standing, each
+// player's winnings, the shoe's count, and the operator's form for a card the shoe read
+// that the table could not place. table.js calls it with its DOM helpers.
 "use strict";
 
 window.hoyleCards = (() => {
@@ -32,14 +33,31 @@ window.hoyleCards = (() => {
     return { label: banker ? "Bank" : "Table", name: banker || h.str(game.name), where };
   }
 
-  function render(h, game) {
+  // A card the camera confirmed is marked: each confirmation marks one copy of its code.
+  function seen(h, face, code, confirmed) {
+    const at = confirmed.indexOf(h.str(code));
+    if (at < 0) return face;
+    confirmed.splice(at, 1);
+    face.classList.add("seen");
+    face.setAttribute("aria-label", `${face.getAttribute("aria-label")}, seen by the camera`);
+    return face;
+  }
+
+  function render(h, game, camera) {
     const panel = h.$("cards-panel");
     panel.hidden = !game;
     if (!game) return;
+    const check = h.isObject(camera) ? camera : null;
+    const confirmed = check ? h.list(check.confirmed).map(h.str) : [];
     const hands = h.isObject(game.hands) ? Object.entries(game.hands) : [];
     h.$("cards-hands").replaceChildren(...hands.map(([name, cards]) => h.el("div",
       { class: "hand" }, h.el("p", { class: "hand-name", text: name }),
-      h.el("div", { class: "hand-cards" }, h.list(cards).map((c) => card(h, c))))));
+      h.el("div", { class: "hand-cards" },
+        h.list(cards).map((c) => seen(h, card(h, c), c, confirmed))))));
+    const said = h.$("cards-camera");
+    said.hidden = !check;
+    said.textContent = check ? h.str(check.text) : "";
+    said.classList.toggle("warn", Boolean(check && h.list(check.unexpected).length));
     const rows = h.list(game.sheet).filter(h.isObject);
     h.$("cards-scores").replaceChildren(
       h.el("thead", {}, h.el("tr", {}, h.el("th", { scope: "col", text: "Player" }),

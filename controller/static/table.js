@@ -97,7 +97,7 @@
     renderUp(view, game);
     renderSheet(dice || cards || cue ? null : game);
     window.hoyleDice.render(helpers(), dice ? game : null);
-    window.hoyleCards.render(helpers(), cards ? game : null);
+    window.hoyleCards.render(helpers(), cards ? game : null, view.camera);
     window.hoyleBilliards.render(helpers(), cue ? game : null);
     window.hoyleDice.renderAudit(helpers(), view);
     renderRulings(game);

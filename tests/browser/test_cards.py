@@ -38,6 +38,8 @@ port = "sim"
 seed = 7
 pace = 0.3
 players = ["Ann", "Bob", "Cy"]
+[camera]
+agree = 1
 """)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(card_table, "NEW_GAME_PAUSE", 0.0)
@@ -58,3 +60,14 @@ def test_a_spectator_sees_the_cards_dealt_without_reloading(
     expect(page.locator("#cards-hands svg.card").first).to_be_visible(timeout=WAIT_MS)
     expect(page.locator("#cards-scores")).to_contain_text("Ann")
     screenshot(page, "cards")
+
+
+def test_the_cards_the_camera_confirmed_are_marked_and_its_word_shown(
+        baccara: Served, context: BrowserContext) -> None:
+    page = open_page(context, baccara)
+    said = page.locator("#cards-camera")
+    expect(said).to_contain_text("The camera confirms", timeout=WAIT_MS)
+    expect(page.locator("#cards-hands svg.card.seen").first).to_be_visible(timeout=WAIT_MS)
+    label = page.locator("#cards-hands svg.card.seen").first.get_attribute("aria-label")
+    assert label is not None and label.endswith(", seen by the camera")
+    screenshot(page, "cards-camera")

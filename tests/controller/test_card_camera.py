@@ -57,3 +57,19 @@ def test_a_check_is_kept_once_it_holds_for_several_looks_and_only_when_it_is_new
 def test_agreement_must_be_at_least_one_look() -> None:
     with pytest.raises(ValueError, match="agree must be at least 1"):
         CameraLook(agree=0)
+
+
+def test_the_latest_check_of_the_game_is_in_the_view_and_survives_a_restart() -> None:
+    from controller.fold import CAMERA_CHECK, TableState
+
+    state = TableState()
+    state.apply(1, "start", "sim", {"game": "red-dog", "players": ["Ann", "Bob"]})
+    check = check_cards(seen(("QH", 1.0), ("KS", 1.0)), {"Ann": ["QH"]}, ["QH"], 0.99)
+    state.apply(2, "note", "camera", {"what": CAMERA_CHECK, **check.to_json(),
+                                      "text": check.text()})
+    assert state.view("t", "T")["camera"] == {
+        "seq": 2, "confirmed": ["QH"], "not_seen": [], "unexpected": ["KS"],
+        "text": check.text()}
+    assert TableState.restore(state.save()).view("t", "T")["camera"]["seq"] == 2
+    state.apply(3, "start", "sim", {"game": "red-dog", "players": ["Ann", "Bob"]})
+    assert state.view("t", "T")["camera"] is None  # a new game: nothing seen of it yet
