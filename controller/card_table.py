@@ -377,7 +377,11 @@ class SimCardCamera(Camera):
         if self._drawn is None or self._drawn[0] != codes:
             if codes:
                 rng = np.random.default_rng([self.seed, len(codes)])
-                frame = render_scene(rng, codes=codes, decks=[self.deck], overlap=0.3).image
+                try:
+                    frame = render_scene(rng, codes=codes, decks=[self.deck],
+                                         overlap=0.3).image
+                except VisionError as error:  # the design's files, or rsvg-convert, gone
+                    raise CameraUnavailable(f"{self.name}: {error}") from error
             else:
                 frame = np.full((480, 640, 3), (40, 110, 30), np.uint8)
             self._drawn = (codes, frame)

@@ -73,3 +73,21 @@ def test_the_latest_check_of_the_game_is_in_the_view_and_survives_a_restart() ->
     assert TableState.restore(state.save()).view("t", "T")["camera"]["seq"] == 2
     state.apply(3, "start", "sim", {"game": "red-dog", "players": ["Ann", "Bob"]})
     assert state.view("t", "T")["camera"] is None  # a new game: nothing seen of it yet
+
+
+def test_the_simulated_camera_that_cannot_draw_says_why(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.scenes.cards
+    from controller.card_table import SimCardCamera
+    from vision.camera import CameraUnavailable
+
+    if not vision.scenes.cards.installed_decks():
+        pytest.skip("Debian's card decks are absent")
+
+    def no_renderer(*_args: object, **_kwargs: object) -> None:
+        raise vision.scenes.cards.DeckUnavailable("rsvg-convert: not found")
+
+    camera = SimCardCamera(lambda: ["QH"], seed=0)
+    monkeypatch.setattr(vision.scenes.cards, "render_scene", no_renderer)
+    with pytest.raises(CameraUnavailable, match="rsvg-convert: not found"):
+        camera.read()
