@@ -133,6 +133,8 @@ class Session:
     token: str
     csrf: str
     expires: float
+    name: str | None = None
+    """Who signed in, as they gave it (None: "the operator"); the log names them."""
 
 
 class Sessions:
@@ -144,9 +146,9 @@ class Sessions:
         self._lifetime = lifetime
         self._live: OrderedDict[str, Session] = OrderedDict()
 
-    def open(self) -> Session:
+    def open(self, name: str | None = None) -> Session:
         session = Session(secrets.token_urlsafe(32), secrets.token_urlsafe(32),
-                          self._clock() + self._lifetime)
+                          self._clock() + self._lifetime, name)
         self._live[session.token] = session
         while len(self._live) > MAX_SESSIONS:
             self._live.popitem(last=False)

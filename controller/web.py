@@ -38,7 +38,7 @@ from fastapi import (
 )
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from controller.auth import PinCheck, Sessions, Throttle
@@ -70,6 +70,18 @@ Reason = Annotated[str, Field(min_length=1, max_length=500)]
 
 class SignIn(BaseModel):
     pin: str = Field(min_length=1, max_length=64)
+    name: str | None = Field(default=None, max_length=40, description=(
+        "Who is signing in: each entry they make is logged as by \"operator <name>\" "
+        "(without it, by \"operator\")"))
+
+    @field_validator("name")
+    @classmethod
+    def _printable(cls, name: str | None) -> str | None:
+        if name is None or not name.strip():
+            return None
+        if not name.isprintable():
+            raise ValueError("the name must be printable text")
+        return " ".join(name.split())
 
 
 class StartGame(BaseModel):
@@ -218,7 +230,7 @@ def create_app(table: Table, operator_pin: str, *,
         if x_csrf_token is None or not _same(x_csrf_token, session.csrf):
             raise HTTPException(403, f"the {CSRF_HEADER} header is missing or wrong for "
                                 "this session: reload the page")
-        return "operator"
+        return "operator" if session.name is None else f"operator {session.name}"
 
     Operator = Annotated[str, Depends(operator)]
 
@@ -244,21 +256,21 @@ def create_app(table: Table, operator_pin: str, *,
         response.headers["Cache-Control"] = "no-store"
         session = signed_in.get(request.cookies.get(SESSION_COOKIE))
         if session is None:
-            return {"operator": False, "csrf": None, "expires_in": None}
+            return {"operator": False, "csrf": None, "expires_in": None, "name": None}
         return {"operator": True, "csrf": session.csrf,
-                "expires_in": signed_in.remaining(session)}
+                "expires_in": signed_in.remaining(session), "name": session.name}
 
     @app.post("/api/session")
     async def sign_in(body: SignIn, request: Request, response: Response) -> JSON:
         """Exchange the operator's PIN for a session cookie (and its CSRF token)."""
         await check_pin(request, body.pin)
-        session = signed_in.open()
+        session = signed_in.open(body.name)
         response.headers["Cache-Control"] = "no-store"
         response.set_cookie(SESSION_COOKIE, session.token,
                             max_age=signed_in.remaining(session), path="/", httponly=True,
                             samesite="strict", secure=request.url.scheme == "https")
         return {"operator": True, "csrf": session.csrf,
-                "expires_in": signed_in.remaining(session)}
+                "expires_in": signed_in.remaining(session), "name": session.name}
 
     @app.post("/api/session/end")
     async def sign_out(request: Request, response: Response, who: Operator) -> JSON:
@@ -267,7 +279,7 @@ def create_app(table: Table, operator_pin: str, *,
         if token:
             signed_in.end(token)
         response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
-        return {"operator": False, "csrf": None, "expires_in": None}
+        return {"operator": False, "csrf": None, "expires_in": None, "name": None}
 
     @app.get("/api/view")
     async def view() -> JSON:

@@ -603,7 +603,7 @@
     } catch (err) {
       detail = "";
     }
-    if (response.status === 401) setOperator(false, "");
+    if (response.status === 401) setOperator(false, "", "");
     const what = {
       401: "Not signed in as the operator",
       403: "Refused",
@@ -767,11 +767,13 @@
   }
 
   // Signed in, the operator's controls show; signed out, only the PIN form does.
-  function setOperator(on, csrf) {
+  function setOperator(on, csrf, name) {
     state.operator = on;
     state.csrf = on ? csrf : "";
     $("pin-form").hidden = on;
     $("signed-in").hidden = !on;
+    $("signed-in-text").textContent = name ? `Signed in as ${name}, operator.`
+      : "Signed in as the operator.";
     $("operator-controls").hidden = !on;
     if (on && $("operator").open && !state.gamesLoaded) loadGames();
   }
@@ -780,14 +782,14 @@
     try {
       const session = await api("GET", "/api/session");
       const on = isObject(session) && session.operator === true;
-      setOperator(on, on ? str(session.csrf) : "");
+      setOperator(on, on ? str(session.csrf) : "", on ? str(session.name) : "");
     } catch (err) {
       console.warn("could not ask whether this page is signed in", err);
     }
   }
 
   function wireOperator() {
-    setOperator(false, "");
+    setOperator(false, "", "");
     $("pin-form").addEventListener("submit", async (event) => {
       event.preventDefault();
       const pin = $("pin");
@@ -795,10 +797,13 @@
       button.disabled = true;
       say("Signing in…", true);
       try {
-        const session = await api("POST", "/api/session", { pin: pin.value.trim() });
+        const name = $("operator-name").value.trim();
+        const session = await api("POST", "/api/session",
+          name ? { pin: pin.value.trim(), name } : { pin: pin.value.trim() });
         pin.value = "";
-        setOperator(true, isObject(session) ? str(session.csrf) : "");
-        say("Signed in as the operator.", true);
+        const signedIn = isObject(session) ? str(session.name) : "";
+        setOperator(true, isObject(session) ? str(session.csrf) : "", signedIn);
+        say(signedIn ? `Signed in as ${signedIn}.` : "Signed in as the operator.", true);
       } catch (err) {
         say(err.message, false);
       } finally {
@@ -807,7 +812,7 @@
     });
     $("sign-out").addEventListener("click", async () => {
       if (await act($("sign-out"), "POST", "/api/session/end", undefined, "Signed out.")) {
-        setOperator(false, "");
+        setOperator(false, "", "");
       }
     });
     $("operator").addEventListener("toggle", () => {

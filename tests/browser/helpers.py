@@ -122,11 +122,13 @@ def open_page(context: BrowserContext, served: Served) -> Page:
     return page
 
 
-def sign_in(page: Page) -> None:
-    """Sign in through the page's Operator panel, as the operator would."""
+def sign_in(page: Page, name: str = "") -> None:
+    """Sign in through the page's Operator panel, as the operator would (by `name`, if
+    given)."""
     operator = page.locator("#operator")
     if operator.get_attribute("open") is None:
         operator.locator("summary").click()
+    page.locator("#operator-name").fill(name)
     page.locator("#pin").fill(PIN)
     page.locator("#sign-in").click()
     expect(page.locator("#signed-in-text")).to_be_visible(timeout=WAIT_MS)

@@ -94,7 +94,8 @@ def open_frame(served: Served) -> tuple[dict[str, Any], int] | None:
 def test_the_operator_corrects_a_ball_and_the_history_keeps_who_and_why(
         lane: Served, context: BrowserContext) -> None:
     page = open_page(context, lane)
-    sign_in(page)
+    sign_in(page, "Mary Ellis")
+    expect(page.locator("#signed-in-text")).to_have_text("Signed in as Mary Ellis, operator.")
     entry, frame = wait_until(lambda: open_frame(lane), "a frame of two balls")
     ball = entry["body"]["event"]
     page.locator("#correct-target").select_option(str(entry["seq"]))
@@ -111,12 +112,13 @@ def test_the_operator_corrects_a_ball_and_the_history_keeps_who_and_why(
         "aria-label", re.compile(rf"^Frame {frame}: no pins, "))
     expect(page.locator("#history")).to_contain_text(
         f"Entry #{entry['seq']} corrected to Ball (player {ball['player']}, standing "
-        f"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], foul false) · by operator · why: {reason}")
+        f"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], foul false) · by operator Mary Ellis · why: "
+        f"{reason}")
     kept = history(lane)
     assert next(e for e in kept if e["seq"] == entry["seq"]) == entry, \
         "the corrected entry was edited in place"
     [correction] = [e for e in kept if e["kind"] == "correct"]
-    assert correction["source"] == "operator"
+    assert correction["source"] == "operator Mary Ellis"
     assert correction["body"] == {"target": entry["seq"], "event": gutter, "reason": reason}
 
 

@@ -149,13 +149,38 @@ def test_sign_in_gives_an_http_only_strict_cookie_and_sign_out_ends_it(
     assert "samesite=strict" in cookie.lower()
     csrf = {CSRF_HEADER: done.json()["csrf"]}
     assert client.get("/api/session").json() == {"operator": True, "csrf": csrf[CSRF_HEADER],
-                                                 "expires_in": SESSION_SECONDS}
+                                                 "expires_in": SESSION_SECONDS, "name": None}
     assert client.post("/api/abandon", json={"reason": "x"}, headers=csrf).status_code == 200
     assert client.post("/api/session/end", headers=csrf).status_code == 200
     before = table.log.last_seq()
     assert client.post("/api/game", json=BODIES["/api/game"], headers=csrf).status_code == 401
     assert client.get("/api/session").json()["operator"] is False
     assert table.log.last_seq() == before
+
+
+def test_an_operator_who_signs_in_by_name_is_named_in_the_log(
+        client: TestClient, table: Table) -> None:
+    done = client.post("/api/session", json={"pin": PIN, "name": "  Mary   Ellis "})
+    assert done.status_code == 200 and done.json()["name"] == "Mary Ellis"
+    csrf = {CSRF_HEADER: done.json()["csrf"]}
+    assert client.get("/api/session").json()["name"] == "Mary Ellis"
+    assert client.post("/api/abandon", json={"reason": "the lane broke"},
+                       headers=csrf).status_code == 200
+    assert table.log.get(table.log.last_seq()).source == "operator Mary Ellis"
+    # A script with the PIN, and a page signed in with no name, act as "operator".
+    client.post("/api/session/end", headers=csrf)
+    pin = {PIN_HEADER: PIN}
+    assert client.post("/api/game", json=BODIES["/api/game"], headers=pin).status_code == 200
+    assert table.log.get(table.log.last_seq()).source == "operator"
+
+
+@pytest.mark.parametrize("name", ["Mary\nEllis", "x" * 41])
+def test_a_name_that_is_not_one_line_of_print_is_refused(
+        client: TestClient, table: Table, name: str) -> None:
+    done = client.post("/api/session", json={"pin": PIN, "name": name})
+    assert done.status_code == 422
+    assert "name" in done.text
+    assert client.get("/api/session").json()["operator"] is False
 
 
 def test_a_session_expires(client: TestClient, table: Table, clock: Clock) -> None:
