@@ -1,6 +1,7 @@
-"""Trains the dice models committed as vision/models/dice_detector.onnx and dice_cnn.onnx.
+"""Trains the dice models committed as vision/models/dice_detector.onnx, dice_cnn.onnx and
+dice_tilt.onnx.
 
-To regenerate both (same seeds and data give the same weights on the same machine, up to
+To regenerate them (same seeds and data give the same weights on the same machine, up to
 float rounding; about half an hour on two busy cores, most of it fitting):
 
     .venv/bin/pip install torch==2.13.0 onnx     # for training only; the runtime needs OpenCV
@@ -20,8 +21,12 @@ training frame; each peak is cropped from the full frame (`vision.dice.crop_die`
 labelled by the die whose centre it is near (face 1-6 or "cocked"), or "none" (clutter,
 shadows, pieces of dice: the detector's own mistakes, which the reader learns to reject);
 each labelled die is cropped at its true centre too. The reader, a small CNN, is fitted on
-those crops under random turns, flips, shifts, scales and blur. Both are seeded and
-exported to ONNX for `cv2.dnn`. The held-out real photos images/valid_* are never read
+those crops under random turns, flips, shifts, scales and blur. Last the tilt check
+(vision/models/dice_tilt.onnx) is fitted: each labelled die, where the exported detector
+finds it and at its true centre, cut wider and closer (`vision.dice.TILT_CROP`,
+`TILT_SCALE`), flat or cocked, the cocked ones seen COCKED_WEIGHT times over
+(`--tilt-only` fits just it, on the detector file as it is). All are seeded and exported
+to ONNX for `cv2.dnn`. The held-out real photos images/valid_* are never read
 here. `--dev` prints the new models' figures on the development photos and on rendered
 scenes from DEV_SEED on (seeds used nowhere else); `--cache DIR` keeps the rendered frames
 between runs.
@@ -49,9 +54,13 @@ from vision.dice import (
     CROP_SCALE,
     DEFAULT_DETECTOR,
     DEFAULT_MODEL,
+    DEFAULT_TILT,
     DETECT_SIZE,
     NOT_A_DIE,
     STRIDE,
+    TILT_CROP,
+    TILT_SCALE,
+    Detector,
     DiceReader,
     crop_die,
     normalise,
@@ -85,6 +94,13 @@ WIDTH, HEIGHT = DETECT_SIZE
 CELLS = (HEIGHT // STRIDE, WIDTH // STRIDE)
 #: The detector learns on windows of this many cells (rows, columns) of the frame.
 WINDOW = (36, 48)
+
+#: The tilt check: its seed, epochs, how many times over a cocked die is seen per epoch
+#: (they are few), and the patches it is cut from (pixels, and crops' sides across).
+TILT_SEED = TRAIN_SEED + 7
+TILT_EPOCHS = 10
+COCKED_WEIGHT = 3
+TILT_PATCH, TILT_PATCH_SCALE = 96, 1.5
 
 #: Bumped whenever the frames `collect` makes change, so an old cache is not reused.
 CACHE_VERSION = 2
@@ -437,6 +453,94 @@ def fit_reader(patches: U8, classes: Ints, real: npt.NDArray[np.bool_], seed: in
     return net.eval()
 
 
+def tilt_patches(detector: Path, frames: U8, dice: Sequence[Sequence[Die]],
+                 is_real: npt.NDArray[np.bool_]) -> tuple[U8, Ints, npt.NDArray[np.bool_]]:
+    """The tilt check's patches: each labelled die where the detector at `detector` (the
+    ONNX file, as run) finds it, and at its true centre when its side is known; labelled 1
+    for cocked, 0 for flat; (patches, labels, from a real photo)."""
+    finder = Detector(detector)
+    patches, labels, real = [], [], []
+    for i, frame in enumerate(frames):
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        found = finder(frame)
+        for x, y, side, cls in dice[i]:
+            near = [c for c in found
+                    if np.hypot(c.x - x, c.y - y) < 0.45 * max(c.size, side or 1.0)]
+            spots = [(c.x, c.y, c.size) for c in near[:1]]
+            if side != UNKNOWN_SIDE:
+                spots.append((x, y, side))
+            for sx, sy, size in spots:
+                patches.append(crop_die(gray, sx, sy, size, TILT_PATCH,
+                                        TILT_SCALE * TILT_PATCH_SCALE))
+                labels.append(int(cls == COCKED))
+                real.append(bool(is_real[i]))
+    return np.stack(patches), np.array(labels), np.array(real)
+
+
+def augment_tilt(patches: U8, rng: np.random.Generator) -> U8:
+    """Tilt crops cut from the patches at a random turn, mirror, scale and shift, some
+    blurred and all with sensor noise, then normalised as at run time."""
+    out = np.empty((len(patches), TILT_CROP, TILT_CROP), np.uint8)
+    centre = TILT_PATCH / 2
+    for i, patch in enumerate(patches):
+        k = TILT_CROP / (TILT_PATCH / TILT_PATCH_SCALE) * float(rng.uniform(0.88, 1.14))
+        m = np.asarray(cv2.getRotationMatrix2D((centre, centre), float(rng.uniform(0, 360)), k),
+                       np.float64)
+        m[:, 2] += TILT_CROP / 2 - centre + rng.uniform(-0.08, 0.08, 2) * TILT_CROP
+        crop = cv2.warpAffine(patch, m, (TILT_CROP, TILT_CROP), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+        if rng.random() < 0.5:
+            crop = crop[:, ::-1]
+        if rng.random() < 0.3:
+            crop = cv2.GaussianBlur(crop, (0, 0), float(rng.uniform(0.5, 1.6)))
+        noisy = crop.astype(np.float32) + rng.normal(0, rng.uniform(0, 6), crop.shape)
+        out[i] = np.clip(noisy, 0, 255).astype(np.uint8)
+    return normalise(out)
+
+
+def tilt_net() -> Any:
+    """The tilt check: five conv layers on the TILT_CROP crop, pooled, then flat or tilted."""
+    from torch import nn
+
+    def block(a: int, b: int) -> list[nn.Module]:
+        return [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
+
+    return nn.Sequential(*block(1, 16), nn.MaxPool2d(2), *block(16, 24), nn.MaxPool2d(2),
+                         *block(24, 32), nn.MaxPool2d(2), *block(32, 48), nn.MaxPool2d(2),
+                         *block(48, 64), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                         nn.Dropout(0.2), nn.Linear(64, 2))
+
+
+def fit_tilt(patches: U8, labels: Ints, real: npt.NDArray[np.bool_], seed: int = TILT_SEED,
+             epochs: int = TILT_EPOCHS) -> Any:
+    """The tilt check fitted with AdamW and a one-cycle rate on freshly augmented crops."""
+    torch = _torch(seed)
+    from torch import nn
+
+    rng = np.random.default_rng(seed)
+    index = np.concatenate([np.flatnonzero(real)] * REAL_WEIGHT + [np.flatnonzero(~real)]
+                           + [np.flatnonzero(labels == 1)] * COCKED_WEIGHT)
+    net = tilt_net()
+    batch = 128
+    steps = epochs * ((len(index) + batch - 1) // batch)
+    optimiser = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 3e-3, total_steps=steps)
+    ys = torch.tensor(labels)
+    for _ in range(epochs):
+        net.train()
+        order = rng.permutation(index)
+        for start in range(0, len(order), batch):
+            pick = order[start:start + batch]
+            xb = torch.tensor(augment_tilt(patches[pick], rng).astype(np.float32) / 255.0)
+            loss = nn.functional.cross_entropy(net(xb[:, None]), ys[torch.tensor(pick)],
+                                               label_smoothing=0.02)
+            optimiser.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]
+            optimiser.step()
+            schedule.step()
+    return net.eval()
+
+
 def export(net: Any, shape: tuple[int, ...], out: Path, names: tuple[str, str]) -> None:
     """Writes a fitted net as ONNX, with the batch size free, for `cv2.dnn`."""
     import torch
@@ -447,7 +551,7 @@ def export(net: Any, shape: tuple[int, ...], out: Path, names: tuple[str, str]) 
                       dynamic_axes={names[0]: {0: "n"}, names[1]: {0: "n"}})
 
 
-def dev_report(model: Path, detector: Path, folder: Path = REAL,
+def dev_report(model: Path, detector: Path, tilt: Path = DEFAULT_TILT, folder: Path = REAL,
                scenes: int = 200) -> dict[str, object]:
     """The new models' figures on the development photos and on unseen rendered scenes."""
     from vision.evaluate import evaluate
@@ -461,7 +565,7 @@ def dev_report(model: Path, detector: Path, folder: Path = REAL,
             json.dumps({**e, "image": str(folder / str(e["image"]))}) + "\n" for e in dev))
         rendered = Path(tmp) / "rendered"
         write_folder(rendered, scenes, DEV_SEED, cocked=0.1, off_table=0.1)
-        reader = DiceReader(model=model, detector=detector)
+        reader = DiceReader(model=model, detector=detector, tilt=tilt)
         return {"dev_photos": evaluate(reader, real),
                 "dev_scenes": evaluate(reader, rendered, for_bed=reader.with_bed)}
 
@@ -472,24 +576,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL, help="the reader")
     parser.add_argument("--detector", type=Path, default=DEFAULT_DETECTOR)
     parser.add_argument("--cache", type=Path, help="keep (or reuse) the frames in this folder")
+    parser.add_argument("--tilt", type=Path, default=DEFAULT_TILT, help="the tilt check")
+    parser.add_argument("--tilt-only", action="store_true",
+                        help="fit only the tilt check, on the detector file as it is")
     parser.add_argument("--dev", action="store_true", help="print development figures")
     args = parser.parse_args(argv)
     if not (REAL / "labels.jsonl").exists():
         print(f"real photos not found in {REAL}", file=sys.stderr)
         return 2
     frames, dice, is_real = collect(args.scenes, args.cache)
-    small = shrink(frames)
     print(json.dumps({"frames": len(frames), "real": int(is_real.sum()),
                       "dice": sum(len(d) for d in dice)}), flush=True)
-    detector = fit_detector(small, dice, is_real, frames.shape[1:3], TRAIN_SEED)
-    export(detector, (1, 3, HEIGHT, WIDTH), args.detector, ("frame", "maps"))
-    patches, classes, real = harvest(detector, frames, small, dice, is_real)
-    print(json.dumps({"patches": len(classes), "per_class": np.bincount(
-        classes, minlength=NOT_A_DIE + 1).tolist()}), flush=True)
-    export(fit_reader(patches, classes, real, TRAIN_SEED), (1, 1, CROP, CROP), args.out,
+    if not args.tilt_only:
+        small = shrink(frames)
+        detector = fit_detector(small, dice, is_real, frames.shape[1:3], TRAIN_SEED)
+        export(detector, (1, 3, HEIGHT, WIDTH), args.detector, ("frame", "maps"))
+        patches, classes, real = harvest(detector, frames, small, dice, is_real)
+        print(json.dumps({"patches": len(classes), "per_class": np.bincount(
+            classes, minlength=NOT_A_DIE + 1).tolist()}), flush=True)
+        export(fit_reader(patches, classes, real, TRAIN_SEED), (1, 1, CROP, CROP), args.out,
+               ("crop", "logits"))
+    # The tilt check learns where the detector, as exported, puts each die.
+    tilt, labels, tilt_real = tilt_patches(args.detector, frames, dice, is_real)
+    print(json.dumps({"tilt_patches": len(labels), "cocked": int(labels.sum())}), flush=True)
+    export(fit_tilt(tilt, labels, tilt_real), (1, 1, TILT_CROP, TILT_CROP), args.tilt,
            ("crop", "logits"))
     if args.dev:
-        print(json.dumps(dev_report(args.out, args.detector)))
+        print(json.dumps(dev_report(args.out, args.detector, args.tilt)))
     return 0
 
 

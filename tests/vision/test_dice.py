@@ -35,6 +35,10 @@ FLOOR_STYLE = 0.6
 FLOOR_FELT = 0.85
 WRONG_SHARE = 0.05
 COCKED_FLAGGED = 0.5
+#: Of the cocked dice the reader alone takes flat and sure, the share the tilt check asks
+#: about at least; of the flat dice it reads right, the share it asks about at most.
+TILT_CAUGHT, TILT_FALSE = 0.2, 0.03
+TILT_SCENES = 40
 OFF_TABLE_SEEN = 0.9
 HELD_OUT_IMAGES, HELD_OUT_WRONG = 0.95, 0.01
 
@@ -141,6 +145,30 @@ def test_cocked_dice_are_not_taken_for_flat_ones(reader: DiceReader) -> None:
     assert said["flagged"] >= COCKED_FLAGGED * sum(said.values()), said
 
 
+def test_the_tilt_check_asks_about_cocked_dice_the_reader_took_flat_and_few_flat_ones(
+        reader: DiceReader) -> None:
+    alone = DiceReader(tilt=None)
+    cocked: Counter[str] = Counter()
+    flat: Counter[str] = Counter()
+    for i in range(TILT_SCENES):
+        scene = render_scene(np.random.default_rng([SEED + 6, i]), count=3, cocked=0.5)
+        with_check = reader.with_bed(scene.bed)(scene.image)
+        without = alone.with_bed(scene.bed)(scene.image)
+        for die in scene.dice:
+            before, after = _read_of(die, without), _read_of(die, with_check)
+            if before is None or after is None or before.state != "flat":
+                continue
+            if before.confidence < reader.threshold:
+                continue
+            asked = after.confidence < reader.threshold
+            if die.state == "cocked":
+                cocked["asked" if asked else "taken flat"] += 1
+            elif die.state == "flat" and before.value == die.value:
+                flat["asked" if asked else "taken"] += 1
+    assert cocked["asked"] >= TILT_CAUGHT * sum(cocked.values()), cocked
+    assert flat["asked"] <= TILT_FALSE * sum(flat.values()) + 1, flat
+
+
 def test_dice_off_the_bed_are_said_to_be_off_the_table(reader: DiceReader) -> None:
     said: Counter[str] = Counter()
     for scene in _scenes(SEED + 4, count=3, off_table=1.0):
@@ -175,6 +203,8 @@ def test_a_missing_model_is_named(tmp_path: Path) -> None:
         DiceReader(model=tmp_path / "nothing.onnx")
     with pytest.raises(ModelError, match=r"no-detector\.onnx"):
         DiceReader(detector=tmp_path / "no-detector.onnx")
+    with pytest.raises(ModelError, match=r"no-tilt\.onnx"):
+        DiceReader(tilt=tmp_path / "no-tilt.onnx")
 
 
 def test_a_threshold_outside_0_to_1_is_refused() -> None:
