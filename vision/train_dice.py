@@ -38,7 +38,7 @@ import argparse
 import json
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -389,25 +389,31 @@ def _patch(gray: U8, x: float, y: float, size: float) -> U8:
     return crop_die(gray, x, y, size, PATCH, CROP_SCALE * PATCH_SCALE)
 
 
-def augment(patches: U8, rng: np.random.Generator) -> U8:
-    """Reader crops cut from the patches at a random turn (any angle), mirror, scale and
-    shift, some blurred and all with sensor noise, then normalised as at run time."""
-    out = np.empty((len(patches), CROP, CROP), np.uint8)
-    centre = PATCH / 2
-    for i, patch in enumerate(patches):
-        k = CROP / (PATCH / PATCH_SCALE) * float(rng.uniform(0.85, 1.18))
+def augment(patches: U8, rng: np.random.Generator, *, crop: int = CROP,
+            patch: tuple[int, float] = (PATCH, PATCH_SCALE),
+            scales: tuple[float, float] = (0.85, 1.18), shift: float = 0.12,
+            motion: bool = True) -> U8:
+    """Crops (`crop` pixels) cut from the patches (`patch`: pixels, crops' sides across) at
+    a random turn (any angle), mirror, scale (`scales`) and shift (`shift` of the crop),
+    some blurred (with `motion`, some smeared instead) and all with sensor noise, then
+    normalised as at run time. The defaults are the reader's."""
+    out = np.empty((len(patches), crop, crop), np.uint8)
+    side, span = patch
+    centre = side / 2
+    for i, one in enumerate(patches):
+        k = crop / (side / span) * float(rng.uniform(*scales))
         m = np.asarray(cv2.getRotationMatrix2D((centre, centre), float(rng.uniform(0, 360)), k),
                        np.float64)
-        m[:, 2] += CROP / 2 - centre + rng.uniform(-0.12, 0.12, 2) * CROP
-        crop = cv2.warpAffine(patch, m, (CROP, CROP), flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REPLICATE)
+        m[:, 2] += crop / 2 - centre + rng.uniform(-shift, shift, 2) * crop
+        cut = cv2.warpAffine(one, m, (crop, crop), flags=cv2.INTER_LINEAR,
+                             borderMode=cv2.BORDER_REPLICATE)
         if rng.random() < 0.5:
-            crop = crop[:, ::-1]
+            cut = cut[:, ::-1]
         if rng.random() < 0.3:
-            crop = cv2.GaussianBlur(crop, (0, 0), float(rng.uniform(0.5, 1.6)))
-        elif rng.random() < 0.2:
-            crop = motion_blur(np.asarray(crop, np.uint8), rng)
-        noisy = crop.astype(np.float32) + rng.normal(0, rng.uniform(0, 6), crop.shape)
+            cut = cv2.GaussianBlur(cut, (0, 0), float(rng.uniform(0.5, 1.6)))
+        elif motion and rng.random() < 0.2:
+            cut = motion_blur(np.asarray(cut, np.uint8), rng)
+        noisy = cut.astype(np.float32) + rng.normal(0, rng.uniform(0, 6), cut.shape)
         out[i] = np.clip(noisy, 0, 255).astype(np.uint8)
     return normalise(out)
 
@@ -426,24 +432,34 @@ def motion_blur(crop: U8, rng: np.random.Generator) -> U8:
 
 def fit_reader(patches: U8, classes: Ints, real: npt.NDArray[np.bool_], seed: int,
                epochs: int = READ_EPOCHS) -> Any:
-    """The reader fitted with AdamW and a one-cycle rate on freshly augmented crops."""
+    """The reader fitted on its crops, each real photo's seen REAL_WEIGHT times an epoch."""
+    index = [np.flatnonzero(real)] * REAL_WEIGHT + [np.flatnonzero(~real)]
+    return fit_crops(reader_net, augment, patches, classes, index, seed, epochs)
+
+
+def fit_crops(build: Callable[[], Any], cut: Callable[[U8, np.random.Generator], U8],
+              patches: U8, classes: Ints, index: Sequence[Ints], seed: int,
+              epochs: int) -> Any:
+    """A net from `build` fitted with AdamW and a one-cycle rate on crops freshly `cut`
+    from the patches each epoch; `index` lists the patches an epoch goes through (a patch
+    listed twice is seen twice)."""
     torch = _torch(seed)
     from torch import nn
 
     rng = np.random.default_rng(seed)
-    index = np.concatenate([np.flatnonzero(real)] * REAL_WEIGHT + [np.flatnonzero(~real)])
-    net = reader_net()
+    order_of = np.concatenate(index)
+    net = build()
     batch = 128
-    steps = epochs * ((len(index) + batch - 1) // batch)
+    steps = epochs * ((len(order_of) + batch - 1) // batch)
     optimiser = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 3e-3, total_steps=steps)
     ys = torch.tensor(classes)
     for _ in range(epochs):
         net.train()
-        order = rng.permutation(index)
+        order = rng.permutation(order_of)
         for start in range(0, len(order), batch):
             pick = order[start:start + batch]
-            xb = torch.tensor(augment(patches[pick], rng).astype(np.float32) / 255.0)[:, None]
+            xb = torch.tensor(cut(patches[pick], rng).astype(np.float32) / 255.0)[:, None]
             loss = nn.functional.cross_entropy(net(xb), ys[torch.tensor(pick)],
                                                label_smoothing=0.02)
             optimiser.zero_grad()
@@ -478,24 +494,10 @@ def tilt_patches(detector: Path, frames: U8, dice: Sequence[Sequence[Die]],
 
 
 def augment_tilt(patches: U8, rng: np.random.Generator) -> U8:
-    """Tilt crops cut from the patches at a random turn, mirror, scale and shift, some
-    blurred and all with sensor noise, then normalised as at run time."""
-    out = np.empty((len(patches), TILT_CROP, TILT_CROP), np.uint8)
-    centre = TILT_PATCH / 2
-    for i, patch in enumerate(patches):
-        k = TILT_CROP / (TILT_PATCH / TILT_PATCH_SCALE) * float(rng.uniform(0.88, 1.14))
-        m = np.asarray(cv2.getRotationMatrix2D((centre, centre), float(rng.uniform(0, 360)), k),
-                       np.float64)
-        m[:, 2] += TILT_CROP / 2 - centre + rng.uniform(-0.08, 0.08, 2) * TILT_CROP
-        crop = cv2.warpAffine(patch, m, (TILT_CROP, TILT_CROP), flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_REPLICATE)
-        if rng.random() < 0.5:
-            crop = crop[:, ::-1]
-        if rng.random() < 0.3:
-            crop = cv2.GaussianBlur(crop, (0, 0), float(rng.uniform(0.5, 1.6)))
-        noisy = crop.astype(np.float32) + rng.normal(0, rng.uniform(0, 6), crop.shape)
-        out[i] = np.clip(noisy, 0, 255).astype(np.uint8)
-    return normalise(out)
+    """Tilt crops cut from the patches as `augment` cuts the reader's, turned less far off
+    scale and centre, and never smeared."""
+    return augment(patches, rng, crop=TILT_CROP, patch=(TILT_PATCH, TILT_PATCH_SCALE),
+                   scales=(0.88, 1.14), shift=0.08, motion=False)
 
 
 def tilt_net() -> Any:
@@ -513,32 +515,11 @@ def tilt_net() -> Any:
 
 def fit_tilt(patches: U8, labels: Ints, real: npt.NDArray[np.bool_], seed: int = TILT_SEED,
              epochs: int = TILT_EPOCHS) -> Any:
-    """The tilt check fitted with AdamW and a one-cycle rate on freshly augmented crops."""
-    torch = _torch(seed)
-    from torch import nn
-
-    rng = np.random.default_rng(seed)
-    index = np.concatenate([np.flatnonzero(real)] * REAL_WEIGHT + [np.flatnonzero(~real)]
-                           + [np.flatnonzero(labels == 1)] * COCKED_WEIGHT)
-    net = tilt_net()
-    batch = 128
-    steps = epochs * ((len(index) + batch - 1) // batch)
-    optimiser = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, 3e-3, total_steps=steps)
-    ys = torch.tensor(labels)
-    for _ in range(epochs):
-        net.train()
-        order = rng.permutation(index)
-        for start in range(0, len(order), batch):
-            pick = order[start:start + batch]
-            xb = torch.tensor(augment_tilt(patches[pick], rng).astype(np.float32) / 255.0)
-            loss = nn.functional.cross_entropy(net(xb[:, None]), ys[torch.tensor(pick)],
-                                               label_smoothing=0.02)
-            optimiser.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            optimiser.step()
-            schedule.step()
-    return net.eval()
+    """The tilt check fitted on its crops, each real photo's seen REAL_WEIGHT times an epoch
+    and each cocked die's COCKED_WEIGHT more times."""
+    index = ([np.flatnonzero(real)] * REAL_WEIGHT + [np.flatnonzero(~real)]
+             + [np.flatnonzero(labels == 1)] * COCKED_WEIGHT)
+    return fit_crops(tilt_net, augment_tilt, patches, labels, index, seed, epochs)
 
 
 def export(net: Any, shape: tuple[int, ...], out: Path, names: tuple[str, str]) -> None:
