@@ -276,6 +276,10 @@ class CardRunner(Runner):
             except BadFrameError as error:
                 log.warning("skipped a frame: %s", error)
                 continue
+            except VisionError as error:  # anything else the camera or the models say
+                self._tell(CAMERA, "unavailable", str(error))
+                self.stop.wait(REOPEN_EVERY)
+                return
             table = self._call(self._cards())
             if table is None or table[0] is None:
                 continue  # no game: nothing to hold the cards against
