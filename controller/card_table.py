@@ -41,7 +41,7 @@ import numpy as np
 
 from controller.card_camera import CameraLook, check_cards
 from controller.config import Config
-from controller.fold import CAMERA_CHECK
+from controller.fold import CAMERA_CHECK, CARD_CAMERA
 from controller.runner import RECORD_TIMEOUT, Runner
 from controller.table import Table
 from drivers.errors import DriverError
@@ -58,8 +58,6 @@ from vision.core import BadFrameError, Frame, VisionError
 log = logging.getLogger(__name__)
 
 NEW_GAME_PAUSE = 3.0
-#: The camera's device name: a failing card camera is reported, but play goes on.
-CAMERA = "card camera"
 #: The simulated camera draws at most this many cards (the renderer's limit).
 MAX_DRAWN = 20
 #: Seconds between the overhead camera's looks at the cards.
@@ -243,17 +241,17 @@ class CardRunner(Runner):
         try:
             reader = CardReader()
         except VisionError as error:
-            self._tell(CAMERA, "unavailable", f"the card recogniser cannot be loaded: {error}")
+            self._tell(CARD_CAMERA, "unavailable", f"the card recogniser cannot be loaded: {error}")
             return
         look = CameraLook(self.config.camera.agree)
         while not self.stop.is_set():
             try:
                 camera = self._open_camera()
             except VisionError as error:
-                self._tell(CAMERA, "unavailable", str(error))
+                self._tell(CARD_CAMERA, "unavailable", str(error))
                 self.stop.wait(REOPEN_EVERY)
                 continue
-            self._tell(CAMERA, "working", camera.name)
+            self._tell(CARD_CAMERA, "working", camera.name)
             with camera:
                 self._look(camera, reader, look)
 
@@ -270,14 +268,14 @@ class CardRunner(Runner):
                 _, frame = camera.read()
                 reads = reader(frame)
             except (CameraEnded, CameraUnavailable) as error:
-                self._tell(CAMERA, "unavailable", str(error))
+                self._tell(CARD_CAMERA, "unavailable", str(error))
                 self.stop.wait(REOPEN_EVERY)
                 return
             except BadFrameError as error:
                 log.warning("skipped a frame: %s", error)
                 continue
             except VisionError as error:  # anything else the camera or the models say
-                self._tell(CAMERA, "unavailable", str(error))
+                self._tell(CARD_CAMERA, "unavailable", str(error))
                 self.stop.wait(REOPEN_EVERY)
                 return
             table = self._call(self._cards())

@@ -11,7 +11,7 @@ Log entry kinds and their bodies:
             earlier event of the current game (or voids it); the game is re-ruled;
 - `device`  {"device", "state": "working" | "unavailable", "detail"}: device health; an
             unavailable sensor pauses the table, an unavailable display or card camera
-            (`DISPLAYS`) does not;
+            (`ADVISORY`) does not;
 - `abandon` {"reason"}: the game in progress is given up;
 - `note`    {"what", ...}: something a device saw that changes nothing (kept for the history;
             the latest `camera check` of the game is in the view as `camera`).
@@ -40,9 +40,11 @@ KINDS = ("start", "event", "flag", "resolve", "correct", "device", "abandon", "n
 
 #: A note of the card camera's check (controller/card_camera.py), kept for the view.
 CAMERA_CHECK = "camera check"
-#: Devices that only show the game or confirm it (the card table's camera, which never
-#: changes the record): one that fails is reported, but play goes on.
-DISPLAYS = frozenset({"scoreboard", "card camera"})
+#: The card table's overhead camera: it confirms the cards, never changes the record.
+CARD_CAMERA = "card camera"
+#: Devices that only show the game or confirm it: one that fails is reported, but play
+#: goes on.
+ADVISORY = frozenset({"scoreboard", CARD_CAMERA})
 
 
 class FoldError(ValueError):
@@ -210,7 +212,7 @@ class TableState:
     def view(self, table_id: str, name: str = "") -> JSON:
         self.settle()
         paused = [d for d in self.devices.values()
-                  if d["state"] != "working" and d["name"] not in DISPLAYS]
+                  if d["state"] != "working" and d["name"] not in ADVISORY]
         game = self.engine.snapshot() if self.engine is not None else None
         if game is not None:
             game["rulings"] = self._recent_rulings()
