@@ -173,6 +173,19 @@ def crop_die(gray: Gray, x: float, y: float, size: float, side: int = CROP,
                       np.uint8)
 
 
+def turned_probabilities(net: cv2.dnn.Net, crops: Gray) -> Floats:
+    """`net`'s softmax for each normalised crop, averaged over the crop's four turns (a die
+    reads the same turned, so a read that changes with the turn is unsure)."""
+    turns = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(TURNS)])
+    net.setInput(turns[:, None].astype(np.float32) / 255.0)
+    logits = net.forward().astype(np.float32)
+    logits -= logits.max(axis=1, keepdims=True)
+    e = np.exp(logits)
+    probs = e / e.sum(axis=1, keepdims=True)
+    out: Floats = probs.reshape(TURNS, len(crops), -1).mean(axis=0)
+    return out
+
+
 class Classifier:
     """The committed reader (ONNX, run by OpenCV's dnn module): crops in, probabilities out."""
 
@@ -182,14 +195,7 @@ class Classifier:
     def probabilities(self, crops: Gray) -> Floats:
         """Softmax over CLASSES for each normalised CROP x CROP crop, averaged over its
         four turns."""
-        turns = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(TURNS)])
-        self.net.setInput(turns[:, None].astype(np.float32) / 255.0)
-        logits = self.net.forward().astype(np.float32)
-        logits -= logits.max(axis=1, keepdims=True)
-        e = np.exp(logits)
-        probs = e / e.sum(axis=1, keepdims=True)
-        out: Floats = probs.reshape(TURNS, len(crops), -1).mean(axis=0)
-        return out
+        return turned_probabilities(self.net, crops)
 
 
 class TiltCheck:
@@ -204,13 +210,7 @@ class TiltCheck:
             return []
         crops = normalise(np.stack([crop_die(gray, c.x, c.y, c.size, TILT_CROP, TILT_SCALE)
                                     for c in candidates]))
-        turns = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(TURNS)])
-        self.net.setInput(turns[:, None].astype(np.float32) / 255.0)
-        logits = self.net.forward().astype(np.float32)
-        logits -= logits.max(axis=1, keepdims=True)
-        e = np.exp(logits)
-        tilted = (e[:, 1] / e.sum(axis=1)).reshape(TURNS, len(candidates)).mean(axis=0)
-        return [float(p) for p in tilted]
+        return [float(p) for p in turned_probabilities(self.net, crops)[:, 1]]
 
 
 class DiceReader:
@@ -256,13 +256,13 @@ class DiceReader:
             if self.bed is not None and not _inside(self.bed, cand.x, cand.y):
                 state = "off-table"
             found.append((cand, face, state, float(p[COCKED] if state == "cocked" else p[face])))
-        flat = [cand for cand, _, state, _ in found if state == "flat"]
-        tilted = dict(zip(map(id, flat), self.tilt.probabilities(gray, flat), strict=True)
-                      ) if self.tilt is not None else {}
+        flat = [i for i, (_, _, state, _) in enumerate(found) if state == "flat"]
+        tilted = dict(zip(flat, self.tilt.probabilities(gray, [found[i][0] for i in flat]),
+                          strict=True)) if self.tilt is not None else {}
         reads = []
-        for cand, face, state, confidence in found:
-            if tilted.get(id(cand), 0.0) >= TILT_THRESHOLD:
-                confidence = min(confidence, 1.0 - tilted[id(cand)])
+        for i, (cand, face, state, confidence) in enumerate(found):
+            if tilted.get(i, 0.0) >= TILT_THRESHOLD:
+                confidence = min(confidence, 1.0 - tilted[i])
             reads.append(Observation(value=face + 1, box=cand.box, confidence=confidence,
                                      state=state))
         return reads

@@ -206,15 +206,20 @@ def deck_state(client: TestClient) -> str | None:
     return None if deck is None else str(deck["state"])
 
 
+@pytest.fixture
+def nodes(monkeypatch: pytest.MonkeyPatch) -> LaneNodes:
+    """A lane's two sensor nodes, with the service on its real (node) backend."""
+    monkeypatch.delenv("HOYLE_BACKEND", raising=False)
+    return LaneNodes()
+
+
 def start_ten_pins(client: TestClient) -> None:
     client.post("/api/game", json={"game": "ten-pins", "players": ["Ann"]},
                 headers=OPERATOR).raise_for_status()
 
 
 def test_a_ball_logged_before_its_checkpoint_is_not_logged_again_after_a_restart(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("HOYLE_BACKEND", raising=False)
-    nodes = LaneNodes()
+        tmp_path: Path, nodes: LaneNodes) -> None:
     with TestClient(nodes.service(tmp_path).app) as client:
         wait_for(lambda: nodes_working(client))
         start_ten_pins(client)
@@ -236,9 +241,7 @@ def test_a_ball_logged_before_its_checkpoint_is_not_logged_again_after_a_restart
 
 
 def test_a_ball_that_cannot_be_logged_is_not_released_by_the_next_and_comes_back(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("HOYLE_BACKEND", raising=False)
-    nodes = LaneNodes()
+        tmp_path: Path, nodes: LaneNodes, monkeypatch: pytest.MonkeyPatch) -> None:
     first = nodes.service(tmp_path)
     record = first.table.record
     balls: list[int] = []
@@ -276,9 +279,7 @@ def test_a_ball_that_cannot_be_logged_is_not_released_by_the_next_and_comes_back
 
 
 def test_reconnecting_nodes_with_no_ball_leave_nothing_queued_on_them(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("HOYLE_BACKEND", raising=False)
-    nodes = LaneNodes()
+        tmp_path: Path, nodes: LaneNodes) -> None:
     with TestClient(nodes.service(tmp_path).app) as client:
         wait_for(lambda: nodes_working(client))
         wait_for(lambda: nodes.unacked() == 0)
