@@ -24,6 +24,8 @@
   const FIRST_RETRY_MS = 500;
   const LAST_RETRY_MS = 15000;
   const SVG = "http://www.w3.org/2000/svg";
+  // A number as the operator types it in a list: 7, -2, 0.5, 1e3 (not "0x10" nor "").
+  const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 
   const state = {
     view: null,
@@ -44,6 +46,8 @@
     historyAgain: false,
     lawSeq: 0,
     correctShown: "",
+    correctFieldsFor: "",
+    correctFields: [],
   };
 
   const $ = (id) => document.getElementById(id);
@@ -493,12 +497,147 @@
     select.replaceChildren(...events.map(([seq, event]) =>
       el("option", { value: String(seq), text: `#${seq} ${eventWords(event)}` })));
     if (events.some(([seq]) => String(seq) === keep)) select.value = keep;
-    else fillCorrection();
+    fillCorrection();
   }
 
+  // The fields are made again only when the chosen entry (or its event) changes, so what
+  // the operator is typing stays while other entries arrive.
   function fillCorrection() {
     const chosen = correctable().find(([seq]) => String(seq) === $("correct-target").value);
-    $("correct-event").value = chosen ? JSON.stringify(chosen[1]) : "";
+    const key = chosen ? JSON.stringify(chosen) : "";
+    if (key === state.correctFieldsFor) return;
+    state.correctFieldsFor = key;
+    const event = chosen && isObject(chosen[1]) ? chosen[1] : null;
+    const ids = new Set();
+    state.correctFields = event ? Object.entries(event).map(([name, value]) => {
+      let id = `correct-field-${name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
+      while (ids.has(id)) id += "-";
+      ids.add(id);
+      return correctionField(name, value, id);
+    }) : [];
+    $("correct-fields").replaceChildren(el("legend", { text: "What really happened" }),
+      ...(state.correctFields.length ? state.correctFields.map((field) => field.node)
+        : [el("p", { id: "correct-fields-empty", class: "empty",
+          text: chosen ? "This entry has nothing to edit." : "No entry to correct yet." })]));
+  }
+
+  // A string an operator can type in a comma-separated list and get back as it was.
+  const listable = (item) => typeof item === "string" && item !== "" && item === item.trim()
+    && !item.includes(",");
+  const finite = (item) => typeof item === "number" && Number.isFinite(item);
+
+  // How a field of an event is edited, from its value: a list of numbers or of words is
+  // typed with commas; anything nested is edited as a little JSON.
+  function fieldKind(name, value) {
+    if (name === "type") return "fixed";
+    if (value === null) return "null";
+    if (typeof value === "number" || typeof value === "boolean" || typeof value === "string") {
+      return typeof value;
+    }
+    if (Array.isArray(value)) {
+      if (value.length && value.every(finite)) return "numbers";
+      if (value.length && value.every(listable)) return "strings";
+      // Empty or mixed: each item typed like a number is read back as one.
+      if (value.every((item) => finite(item) || (listable(item) && !NUMBER.test(item)))) {
+        return "list";
+      }
+    }
+    return "json";
+  }
+
+  const HINTS = {
+    null: "Empty: none",
+    numbers: "Numbers, separated by commas",
+    strings: "Separated by commas",
+    list: "Separated by commas",
+    json: "As JSON",
+  };
+
+  // One labelled input for the field `name` of the chosen event; readField reads it back.
+  function correctionField(name, value, id) {
+    const kind = fieldKind(name, value);
+    const label = name.replace(/[_-]+/g, " ").trim() || name;
+    const common = { id, name, autocomplete: "off" };
+    const hint = HINTS[kind] ? `${id}-hint` : null;
+    const described = { ...common, "aria-describedby": hint };
+    let input;
+    if (kind === "fixed") {
+      input = el("input", { ...common, type: "text", readonly: true,
+        value: typeof value === "string" ? value : JSON.stringify(value) });
+    } else if (kind === "boolean") {
+      input = el("input", { ...common, type: "checkbox", checked: value });
+    } else if (kind === "number") {
+      input = el("input", { ...common, type: "number", step: "any", value: String(value) });
+    } else if (kind === "string") {
+      input = el("input", { ...common, type: "text", spellcheck: "false", value });
+    } else if (kind === "json") {
+      input = el("textarea", { ...described, rows: 2, spellcheck: "false", class: "json",
+        value: JSON.stringify(value) });
+    } else {
+      input = el("input", { ...described, type: "text", spellcheck: "false",
+        value: kind === "null" ? "" : value.join(", ") });
+    }
+    const node = kind === "boolean"
+      ? el("label", { class: "check", for: id }, input, ` ${label}`)
+      : el("div", { class: `field${kind === "json" ? " wide" : ""}` },
+        el("label", { for: id, text: label }),
+        input,
+        hint ? el("span", { id: hint, class: "field-hint", text: HINTS[kind] }) : null);
+    return { name, kind, label, value, input, node };
+  }
+
+  // The field's value as the operator left it; throws an Error naming the field when it
+  // cannot be read.
+  function readField(field) {
+    const { kind, label, input, value } = field;
+    const text = input.value.trim();
+    const items = () => text.split(",").map((item) => item.trim()).filter(Boolean);
+    const guess = (item) => (NUMBER.test(item) ? Number(item) : item);
+    switch (kind) {
+      case "fixed":
+        return value;
+      case "boolean":
+        return input.checked;
+      case "string":
+        return input.value;
+      case "number":
+        if (input.validity.badInput) throw new Error(`${label}: this is not a number`);
+        if (!text) throw new Error(`${label}: a number is needed`);
+        if (!NUMBER.test(text)) throw new Error(`${label}: '${text}' is not a number`);
+        return Number(text);
+      case "null":
+        return text ? guess(text) : null;
+      case "numbers":
+        return items().map((item) => {
+          if (!NUMBER.test(item)) throw new Error(`${label}: '${item}' is not a number`);
+          return Number(item);
+        });
+      case "strings":
+        return items();
+      case "list":
+        return items().map(guess);
+      default:
+        try {
+          return JSON.parse(text);
+        } catch (err) {
+          throw new Error(`${label}: this is not JSON (${err.message})`);
+        }
+    }
+  }
+
+  // The event the fields say, or the first field's error (and that field, to focus).
+  function readCorrection() {
+    const event = {};
+    for (const field of state.correctFields) field.input.removeAttribute("aria-invalid");
+    for (const field of state.correctFields) {
+      try {
+        event[field.name] = readField(field);
+      } catch (err) {
+        field.input.setAttribute("aria-invalid", "true");
+        return { error: err.message, input: field.input };
+      }
+    }
+    return { event };
   }
 
   function renderDevices(devices) {
@@ -834,27 +973,38 @@
         { game, players, options: {} }, "Game started.");
     });
     $("correct-target").addEventListener("change", fillCorrection);
+    // "Correct entry" (also Enter in a field) sends the fields' event; only the "Void
+    // entry" button voids the entry.
     $("correct").addEventListener("submit", async (event) => {
       event.preventDefault();
-      const target = Number($("correct-target").value);
-      const text = $("correct-event").value.trim();
-      let replacement = null;
-      if (text) {
-        try {
-          replacement = JSON.parse(text);
-        } catch (err) {
-          say(`The event is not JSON: ${err.message}`, false);
-          return;
-        }
-        if (!isObject(replacement)) {
-          say('The event must be a JSON object, e.g. {"type": "ball", ...}.', false);
-          return;
-        }
+      const voiding = event.submitter === $("correct-void");
+      const chosen = $("correct-target").value;
+      const target = Number(chosen);
+      const reason = $("correct-reason").value.trim();
+      if (!chosen) {
+        say("There is no entry to correct yet.", false);
+        return;
       }
-      const button = event.submitter || $("correct").querySelector("button");
-      const done = replacement ? `Entry #${target} corrected.` : `Entry #${target} voided.`;
+      let replacement = null;
+      if (!voiding) {
+        const read = readCorrection();
+        if (read.error) {
+          say(read.error, false);
+          read.input.focus();
+          return;
+        }
+        replacement = read.event;
+      }
+      if (!reason) {
+        say(`Say why the entry is ${voiding ? "void" : "corrected"}; the reason is kept in the log.`,
+          false);
+        $("correct-reason").focus();
+        return;
+      }
+      const button = voiding ? $("correct-void") : $("correct-send");
+      const done = voiding ? `Entry #${target} voided.` : `Entry #${target} corrected.`;
       if (await act(button, "POST", "/api/corrections",
-        { target, event: replacement, reason: $("correct-reason").value.trim() }, done)) {
+        { target, event: replacement, reason }, done)) {
         $("correct-reason").value = "";
       }
     });

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from playwright.sync_api import BrowserContext, expect
+from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from controller import service as lane_service
 from tests.browser.helpers import (
@@ -68,27 +68,71 @@ def test_a_spectator_sees_the_sheet_fill_in_without_reloading(
     screenshot(page, "bowling")
 
 
-def first_balls(balls: list[dict[str, Any]]) -> Iterator[tuple[int, int]]:
-    """Each frame's first ball: (its index in `balls`, the frame's number for its bowler)."""
-    frames: dict[str, int] = {}
-    for index, ball in enumerate(balls):
-        if index == 0 or balls[index - 1]["player"] != ball["player"]:
-            frames[ball["player"]] = frames.get(ball["player"], 0) + 1
-            yield index, frames[ball["player"]]
+#: Balls a game may have logged when a test picks one of them: the game (some 35 balls, a
+#: ball a second) is then far from over, so the sim does not start the next game (and the
+#: picked entry leaves the game in progress) before the correction is sent.
+YOUNG = 24
+
+Ball = tuple[int, dict[str, Any]]
 
 
-def open_frame(served: Served) -> tuple[dict[str, Any], int] | None:
-    """A logged first ball that felled some pins but not all, its bowler's second ball
-    already logged (the frame is over), and the frame's number; None until there is one."""
-    entries = [e for e in history(served)
-               if e["kind"] == "event" and e["body"]["event"]["type"] == "ball"]
-    balls = [e["body"]["event"] for e in entries]
-    for index, frame in first_balls(balls):
-        later = balls[index + 1:index + 2]
-        if (frame < 10 and 0 < len(balls[index]["standing"]) < 10 and later
-                and later[0]["player"] == balls[index]["player"]):
-            return entries[index], frame
-    return None
+def game_balls(served: Served) -> list[Ball]:
+    """The current game's balls as corrected so far, in order: (entry seq, event)."""
+    events: dict[int, dict[str, Any]] = {}
+    for entry in history(served):
+        body = entry["body"]
+        if entry["kind"] == "start":
+            events = {}
+        elif entry["kind"] == "event" or (entry["kind"] == "resolve" and body.get("event")):
+            events[entry["seq"]] = body["event"]
+        elif entry["kind"] == "correct" and body["target"] in events:
+            if body["event"] is None:
+                del events[body["target"]]
+            else:
+                events[body["target"]] = body["event"]
+    return [(seq, event) for seq, event in events.items() if event["type"] == "ball"]
+
+
+def frames(balls: list[Ball]) -> Iterator[tuple[int, list[Ball]]]:
+    """Each bowler's frames so far: (the frame's number for its bowler, its balls)."""
+    numbers: dict[str, int] = {}
+    frame: list[Ball] = []
+    for ball in balls:
+        if frame and frame[-1][1]["player"] != ball[1]["player"]:
+            yield numbers[frame[0][1]["player"]], frame
+            frame = []
+        if not frame:
+            numbers[ball[1]["player"]] = numbers.get(ball[1]["player"], 0) + 1
+        frame.append(ball)
+    if frame:
+        yield numbers[frame[0][1]["player"]], frame
+
+
+def young_frames(served: Served) -> list[tuple[int, list[Ball], list[Ball]]]:
+    """The current game's finished frames before the tenth, each with its bowler's later
+    balls: (number, balls, later balls); none once the game is no longer young."""
+    balls = game_balls(served)
+    if len(balls) > YOUNG:
+        return []
+    return [(number, frame, [b for b in balls[balls.index(frame[-1]) + 1:]
+                             if b[1]["player"] == frame[0][1]["player"]])
+            for number, frame in frames(balls) if number < 10 and len(frame) == 2]
+
+
+def open_frame(served: Served) -> tuple[Ball, int] | None:
+    """A first ball that felled some pins but not all, its bowler's second ball already
+    logged (the frame is over), and the frame's number; None until there is one."""
+    return next(((frame[0], number) for number, frame, _ in young_frames(served)
+                 if 0 < len(frame[0][1]["standing"]) < 10), None)
+
+
+def field(page: Page, label: str) -> Locator:
+    """The correction form's input for the event's field `label`."""
+    return page.locator("#correct-fields").get_by_label(label, exact=True)
+
+
+def entry_of(served: Served, seq: int) -> dict[str, Any]:
+    return next(e for e in history(served) if e["seq"] == seq)
 
 
 def test_the_operator_corrects_a_ball_and_the_history_keeps_who_and_why(
@@ -96,30 +140,131 @@ def test_the_operator_corrects_a_ball_and_the_history_keeps_who_and_why(
     page = open_page(context, lane)
     sign_in(page, "Mary Ellis")
     expect(page.locator("#signed-in-text")).to_have_text("Signed in as Mary Ellis, operator.")
-    entry, frame = wait_until(lambda: open_frame(lane), "a frame of two balls")
-    ball = entry["body"]["event"]
-    page.locator("#correct-target").select_option(str(entry["seq"]))
-    assert json.loads(page.locator("#correct-event").input_value()) == ball
+    (seq, ball), frame = wait_until(lambda: open_frame(lane), "a frame of two balls")
+    entry = entry_of(lane, seq)
+    page.locator("#correct-target").select_option(str(seq))
+    expect(field(page, "type")).to_have_value("ball")
+    expect(field(page, "type")).not_to_be_editable()
+    expect(field(page, "player")).to_have_value(ball["player"])
+    expect(page.locator("#correct-field-standing")).to_have_value(
+        ", ".join(map(str, ball["standing"])))
+    expect(field(page, "foul")).not_to_be_checked()
     gutter = {**ball, "standing": list(range(1, 11))}
     reason = "the sweep bar hid the pins: it was a gutter ball"
-    page.locator("#correct-event").fill(json.dumps(gutter))
+    field(page, "standing").fill("1, 2, 3, 4, 5, 6, 7, 8, 9, 10")
     page.locator("#correct-reason").fill(reason)
-    page.locator("#correct button[type=submit]").click()
-    expect(page.locator("#op-message")).to_have_text(f"Entry #{entry['seq']} corrected.")
+    page.get_by_role("button", name="Correct entry").click()
+    expect(page.locator("#op-message")).to_have_text(f"Entry #{seq} corrected.")
 
     row = page.locator("#sheet tbody tr").filter(has_text=ball["player"])
     expect(row.locator("td.frame").nth(frame - 1)).to_have_attribute(
         "aria-label", re.compile(rf"^Frame {frame}: no pins, "))
     expect(page.locator("#history")).to_contain_text(
-        f"Entry #{entry['seq']} corrected to Ball (player {ball['player']}, standing "
+        f"Entry #{seq} corrected to Ball (player {ball['player']}, standing "
         f"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], foul false) · by operator Mary Ellis · why: "
         f"{reason}")
     kept = history(lane)
-    assert next(e for e in kept if e["seq"] == entry["seq"]) == entry, \
+    assert next(e for e in kept if e["seq"] == seq) == entry, \
         "the corrected entry was edited in place"
-    [correction] = [e for e in kept if e["kind"] == "correct"]
+    [correction] = [e for e in kept if e["kind"] == "correct" and e["body"]["target"] == seq]
     assert correction["source"] == "operator Mary Ellis"
-    assert correction["body"] == {"target": entry["seq"], "event": gutter, "reason": reason}
+    assert correction["body"] == {"target": seq, "event": gutter, "reason": reason}
+
+
+def open_frame_and_next(served: Served) -> tuple[Ball, int, dict[str, Any]] | None:
+    """An open frame's second ball (pins left standing), the frame's number and its
+    bowler's next ball (the next frame's first); None until there is one."""
+    return next(((frame[1], number, later[0][1]) for number, frame, later
+                 in young_frames(served) if frame[1][1]["standing"] and later), None)
+
+
+def test_the_operator_makes_an_open_frame_a_spare_and_the_score_follows(
+        lane: Served, context: BrowserContext) -> None:
+    page = open_page(context, lane)
+    sign_in(page)
+    (seq, ball), frame, following = wait_until(lambda: open_frame_and_next(lane),
+                                               "an open frame and the next ball")
+    row = next(r for r in view(lane)["game"]["sheet"] if r["player"] == ball["player"])
+    total = row["frames"][frame - 1]["total"]
+    # The spare takes 10 for the frame's pins instead of those felled, and the next ball's.
+    spare_total = total + len(ball["standing"]) + 10 - len(following["standing"])
+    cell = page.locator("#sheet tbody tr").filter(has_text=ball["player"]) \
+        .locator("td.frame").nth(frame - 1)
+    expect(cell).to_have_attribute("aria-label", re.compile(rf", total {total}$"))
+
+    page.locator("#correct-target").select_option(str(seq))
+    expect(field(page, "standing")).to_have_value(", ".join(map(str, ball["standing"])))
+    field(page, "standing").fill("")
+    page.locator("#correct-reason").fill("the last pins fell after the sweep")
+    page.get_by_role("button", name="Correct entry").click()
+    expect(page.locator("#op-message")).to_have_text(f"Entry #{seq} corrected.")
+    expect(cell).to_have_attribute(
+        "aria-label", re.compile(rf"^Frame {frame}: .*, spare, total {spare_total}$"))
+    correction = [e for e in history(lane)
+                  if e["kind"] == "correct" and e["body"]["target"] == seq][-1]
+    assert correction["body"]["event"] == {**ball, "standing": []}
+
+
+def spare_frame(served: Served) -> tuple[Ball, int] | None:
+    """A spare's first ball and the frame's number; None until there is one."""
+    return next(((frame[0], number) for number, frame, _ in young_frames(served)
+                 if frame[0][1]["standing"] and not frame[1][1]["standing"]), None)
+
+
+def test_the_operator_voids_a_ball_with_the_void_button(
+        lane: Served, context: BrowserContext) -> None:
+    page = open_page(context, lane)
+    sign_in(page, "Mary Ellis")
+    (seq, ball), frame = wait_until(lambda: spare_frame(lane), "a spare")
+    page.locator("#correct-target").select_option(str(seq))
+    expect(field(page, "player")).to_have_value(ball["player"])
+    reason = "a practice ball, bowled before the game"
+    page.locator("#correct-reason").fill(reason)
+    page.get_by_role("button", name="Void entry").click()
+    expect(page.locator("#op-message")).to_have_text(f"Entry #{seq} voided.")
+
+    # Without its first ball the frame's second ball felled all ten: a strike.
+    row = page.locator("#sheet tbody tr").filter(has_text=ball["player"])
+    expect(row.locator("td.frame").nth(frame - 1)).to_have_attribute(
+        "aria-label", re.compile(rf"^Frame {frame}: strike"))
+    expect(page.locator("#history")).to_contain_text(
+        f"Entry #{seq} voided · by operator Mary Ellis · why: {reason}")
+    expect(page.locator(f"#correct-target option[value='{seq}']")).to_have_count(0)
+    # (An earlier test may have corrected the same ball: the void is the last word on it.)
+    correction = [e for e in history(lane)
+                  if e["kind"] == "correct" and e["body"]["target"] == seq][-1]
+    assert correction["source"] == "operator Mary Ellis"
+    assert correction["body"] == {"target": seq, "event": None, "reason": reason}
+
+
+def test_a_field_that_is_not_a_number_is_named_and_nothing_is_sent(
+        lane: Served, context: BrowserContext) -> None:
+    page = open_page(context, lane)
+    page.set_viewport_size({"width": 390, "height": 844})
+    sign_in(page)
+    (seq, ball), _ = wait_until(lambda: open_frame(lane), "a frame of two balls")
+    page.locator("#correct-target").select_option(str(seq))
+    standing = field(page, "standing")
+    expect(standing).to_be_visible()
+    standing.fill("1, x")
+    page.locator("#correct-reason").fill("a typing slip")
+
+    # The entries that arrive meanwhile leave the chosen entry and what was typed alone.
+    newest = max(e["seq"] for e in history(lane))
+    expect(page.locator("#history .history-text").filter(
+        has_text=re.compile(rf"^#{newest + 1} "))).to_have_count(1)
+    expect(page.locator("#correct-target")).to_have_value(str(seq))
+    expect(standing).to_have_value("1, x")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), \
+        "the page is wider than the phone's screen"
+
+    last = max(e["seq"] for e in history(lane))
+    page.get_by_role("button", name="Correct entry").click()
+    expect(page.locator("#op-message")).to_have_text("standing: 'x' is not a number")
+    expect(standing).to_be_focused()
+    expect(standing).to_have_attribute("aria-invalid", "true")
+    assert [e for e in history(lane) if e["seq"] > last and e["kind"] == "correct"] == []
+    assert next(event for s, event in game_balls(lane) if s == seq) == ball
 
 
 #: What a spectator's page tries; each must be refused without the operator's session.
