@@ -1,14 +1,16 @@
 """The club pages: every table live (its game, score and device health) and the league.
 
 Read-only: nothing here changes a table. `GET /api/club` and `GET /api/league` are JSON;
-`/ws` sends the club's tables again whenever something was stored (at most every
-PUSH_EVERY seconds).
+`/ws` sends the club's tables and the league again whenever something was stored: at most
+every PUSH_EVERY seconds, never twice the same in a row, and each screen by itself, so
+every screen ends up showing the last change (`Changes`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -26,6 +28,31 @@ PAGE: Final = Path(__file__).parent.parent / "static" / "club.html"
 PUSH_EVERY: Final = 0.5
 
 
+class Changes:
+    """A count of changes that any number of waiters await, each past what it has seen.
+
+    Each waiter keeps the `version` it last acted on and awaits `newer_than(version)`: a
+    change made while it was busy (or sleeping) is still newer than that, so none is
+    missed, whatever the other waiters do. Everything runs on the one event loop.
+    """
+
+    def __init__(self) -> None:
+        self.version = 0
+        self._bumped = asyncio.Event()
+
+    def bump(self) -> None:
+        """One more change: wake every waiter (each gets a fresh event for the next)."""
+        self.version += 1
+        bumped, self._bumped = self._bumped, asyncio.Event()
+        bumped.set()
+
+    async def newer_than(self, seen: int) -> int:
+        """The version once it is past `seen` (at once if it already is)."""
+        while self.version <= seen:
+            await self._bumped.wait()
+        return self.version
+
+
 def club_json(view: ClubView) -> JSON:
     """The club page's data: the broker link and every table with its score line."""
     tables = view.tables()
@@ -36,10 +63,10 @@ def club_json(view: ClubView) -> JSON:
 
 def create_club_app(view: ClubView) -> FastAPI:
     """The club view's app; its lifespan starts and closes the view."""
-    changed = asyncio.Event()
+    changes = Changes()
 
     def on_stored(_table: str, _entries: list[LogEntry]) -> None:
-        changed.set()
+        changes.bump()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -77,12 +104,16 @@ def create_club_app(view: ClubView) -> FastAPI:
     @app.websocket("/ws")
     async def live(socket: WebSocket) -> None:
         await socket.accept()
+        sent: str | None = None  # the last text this screen was sent
         try:
             while True:
-                await socket.send_json({"club": club_json(view),
-                                        "league": view.league.standings()})
-                await changed.wait()
-                changed.clear()
+                seen = changes.version  # what the payload below shows
+                text = json.dumps({"club": club_json(view), "league": view.league.standings()},
+                                  separators=(",", ":"), ensure_ascii=False)
+                if text != sent:
+                    await socket.send_text(text)
+                    sent = text
+                await changes.newer_than(seen)
                 await asyncio.sleep(PUSH_EVERY)
         except (WebSocketDisconnect, RuntimeError):
             pass
