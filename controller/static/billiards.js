@@ -1,8 +1,10 @@
 // The cue table's part of the live page: the table drawn with the balls still on it and
 // those down (beside their pocket in this stroke, in the tray before), the score sheet,
 // the last ruling with its law, what the table waits for, and the referee's controls
-// (the stroke with the game's facts, a foul, a call, a count, a ball off) and his form to
-// name a ball the pockets could not. table.js calls it with its DOM helpers (`h`).
+// (the stroke with the game's facts, a ball pocketed, a foul, a call, a count, a ball off,
+// and the game's own: a private number drawn, a ball spotted, a star, pool proclaimed)
+// and his form to name a ball the pockets could not. table.js calls it with its DOM
+// helpers (`h`).
 "use strict";
 
 window.hoyleBilliards = (() => {
@@ -17,6 +19,8 @@ window.hoyleBilliards = (() => {
     "side-right": [100, 6], "foot-left": [190, 100], "foot-right": [190, 10] };
   const BALL = 4.2;
   let controlsKey = "";
+  // The events of a game's own that name the player who acts (each game's `kinds()`).
+  const PLAYER_ACTS = ["private", "spot", "star", "proclaim"];
 
   function ballColour(name) {
     const n = Number(name);
@@ -140,6 +144,32 @@ window.hoyleBilliards = (() => {
       values.map((value) => h.el("option", { value: h.str(value), text: h.str(value) }))));
   }
 
+  // What the game waits on a player for, of the acts that name one: [fact, player, detail].
+  function playerWaits(h, game) {
+    return h.list(game.awaiting).filter((w) => h.isObject(w) && PLAYER_ACTS.includes(w.fact))
+      .map((w) => [h.str(w.fact), h.str(w.player), h.str(w.detail)]);
+  }
+
+  // A picker of the game's players for an act of `fact`: the player the game waits on for
+  // it is chosen; with none, the referee must choose (the picker starts empty).
+  function playerPicker(h, game, fact, label) {
+    const players = h.list(game.players).map(h.str);
+    const wait = playerWaits(h, game).find(([f, player]) => f === fact && players.includes(player));
+    const select = h.el("select", { required: true },
+      h.el("option", { value: "", text: "Choose the player" }),
+      players.map((name) => h.el("option", { value: name, text: name })));
+    select.value = wait ? wait[1] : "";
+    return { field: h.el("label", { class: "field" }, label, select), select };
+  }
+
+  // "Waiting for Bob: whether he stars, buying back in", when the game waits for `fact`.
+  function waitingHint(h, game, fact) {
+    const waits = playerWaits(h, game).filter(([f]) => f === fact);
+    if (!waits.length) return null;
+    const who = waits.map(([, player]) => player).filter(Boolean).join(", ");
+    return h.el("p", { class: "hint", text: `Waiting for ${who || "a player"}: ${waits[0][2]}.` });
+  }
+
   // The referee's controls, rebuilt only when the game or its facts change, so what the
   // referee is typing stays.
   function renderControls(h, game) {
@@ -148,12 +178,17 @@ window.hoyleBilliards = (() => {
     box.hidden = !referee || game.over;
     if (!referee) return;
     const on = h.list(game.table && game.table.on).map(h.str);
-    const key = JSON.stringify([game.id, referee, on]);
+    const key = JSON.stringify([game.id, referee, on, h.list(game.players),
+      playerWaits(h, game), h.isObject(game.racks) ? game.racks : null]);
     if (key === controlsKey) return;
     controlsKey = key;
     const needs = h.list(referee.needs).map(h.str);
     const kinds = h.list(referee.kinds).map(h.str);
     const forms = [];
+    // The forms of acts the game waits on before play goes on (a draw, a star, a ball to
+    // spot) come first, above the stroke.
+    const first = [];
+    const waited = new Set(playerWaits(h, game).map(([fact]) => fact));
 
     const facts = {};
     const strokeFields = [];
@@ -233,6 +268,22 @@ window.hoyleBilliards = (() => {
       });
       forms.push(form);
     }
+    if (kinds.includes("pocket") && on.length) {
+      // A ball the pockets did not report (two in one throat, a table without sensors).
+      const fellBall = picker(h, "Ball", on, { required: true });
+      const fellPocket = picker(h, "Pocket", h.list(referee.pockets), { required: true });
+      const button = h.el("button", { type: "submit", text: "Ball pocketed" });
+      const form = h.el("form", { class: "op-section" }, h.el("h3", { text: "Pocketed" }),
+        h.el("p", { class: "hint", text: "A ball the pockets did not report; before the "
+          + "stroke is closed." }),
+        fellBall, fellPocket, h.el("div", { class: "buttons" }, button));
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        post(h, button, { type: "pocket", ball: fellBall.querySelector("select").value,
+          pocket: fellPocket.querySelector("select").value }, "Pocketed ball recorded.");
+      });
+      forms.push(form);
+    }
     if (on.length) {
       const offBall = picker(h, "Ball forced off the table", on);
       const button = h.el("button", { type: "submit", text: "Ball off" });
@@ -245,7 +296,91 @@ window.hoyleBilliards = (() => {
       });
       forms.push(form);
     }
-    box.replaceChildren(h.el("h3", { text: "Referee" }), ...forms);
+
+    if (kinds.includes("private")) {
+      // The small numbered ball a player drew from the bottle (forty-one, pin pool, Kelly).
+      const bounds = h.list(referee.private);
+      const [low, high] = bounds.length === 2 && bounds.every(Number.isInteger) ? bounds
+        : [null, null];
+      const who = playerPicker(h, game, "private", "Player who drew");
+      const number = h.el("input", { type: "number", min: low, max: high, step: 1,
+        required: true, inputmode: "numeric", autocomplete: "off" });
+      const button = h.el("button", { type: "submit", text: "Draw private number" });
+      const form = h.el("form", { class: "op-section" }, h.el("h3", { text: "Private number" }),
+        waitingHint(h, game, "private") || h.el("p", { class: "hint",
+          text: "The small numbered ball a player draws from the bottle." }),
+        who.field,
+        h.el("label", { class: "field" },
+          low === null ? "Number drawn" : `Number drawn (${low}\u2013${high})`, number),
+        h.el("div", { class: "buttons" }, button));
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        post(h, button, { type: "private", player: who.select.value,
+          number: Number(number.value) }, "Private number recorded.").then((ok) => {
+          // Not left on the screen once it is recorded.
+          if (ok) number.value = "";
+        });
+      });
+      (waited.has("private") ? first : forms).push(form);
+    }
+    if (kinds.includes("spot")) {
+      // Forty-one pool: a player who owes a ball names the one from his rack he spots.
+      const who = playerPicker(h, game, "spot", "Player who owes a ball");
+      const racks = h.isObject(game.racks) ? game.racks : null;
+      const down = h.list(game.table && game.table.down).map(h.str).filter((b) => b !== "cue");
+      const ball = h.el("select", { required: true });
+      const fill = () => {
+        const balls = !who.select.value ? [] : racks ? h.list(racks[who.select.value]).map(h.str)
+          : down;
+        ball.replaceChildren(...balls.map((b) => h.el("option", { value: b, text: b })));
+      };
+      who.select.addEventListener("change", fill);
+      fill();
+      const button = h.el("button", { type: "submit", text: "Spot the ball" });
+      const form = h.el("form", { class: "op-section" }, h.el("h3", { text: "Spot a ball" }),
+        waitingHint(h, game, "spot"), who.field,
+        h.el("label", { class: "field" }, "Ball from his rack", ball),
+        h.el("div", { class: "buttons" }, button));
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        post(h, button, { type: "spot", player: who.select.value, ball: ball.value },
+          "Ball spotted.");
+      });
+      (waited.has("spot") ? first : forms).push(form);
+    }
+    if (kinds.includes("star")) {
+      // Colour-ball pool: a player out says whether he stars (buys back in) or not.
+      const who = playerPicker(h, game, "star", "Player out");
+      const buy = h.el("button", { type: "button", text: "Star (buy back in)" });
+      const decline = h.el("button", { type: "button", class: "secondary",
+        text: "Does not star" });
+      const form = h.el("form", { class: "op-section" }, h.el("h3", { text: "Star" }),
+        waitingHint(h, game, "star"), who.field, h.el("div", { class: "buttons" }, buy, decline));
+      const send = (button, yes, done) => {
+        if (!form.reportValidity()) return;
+        post(h, button, { type: "star", player: who.select.value, buy: yes }, done);
+      };
+      form.addEventListener("submit", (e) => e.preventDefault());
+      buy.addEventListener("click", () => send(buy, true, "Star taken."));
+      decline.addEventListener("click", () => send(decline, false, "Star declined."));
+      (waited.has("star") ? first : forms).push(form);
+    }
+    if (kinds.includes("proclaim")) {
+      // Pin pool: pool must be proclaimed before the next stroke; the table rules the claim.
+      const who = playerPicker(h, game, "proclaim", "Player who proclaims");
+      const button = h.el("button", { type: "submit", text: "Proclaim pool" });
+      const form = h.el("form", { class: "op-section" }, h.el("h3", { text: "Proclaim pool" }),
+        h.el("p", { class: "hint", text: "Before the next stroke; a claim with no pool is "
+          + "void." }),
+        who.field, h.el("div", { class: "buttons" }, button));
+      form.addEventListener("submit", (e) => {
+        e.preventDefault();
+        post(h, button, { type: "proclaim", player: who.select.value },
+          "Proclamation recorded.");
+      });
+      forms.push(form);
+    }
+    box.replaceChildren(h.el("h3", { text: "Referee" }), ...first, ...forms);
   }
 
   // The referee's form for a ball the pockets reported without a name.

@@ -1,17 +1,21 @@
 """The pool table's page in Chromium: a spectator watches the strokes, the operator names a
-ball the pockets could not, and a ruling opens to show its law."""
+ball the pockets could not, and a ruling opens to show its law; on a table the test plays
+itself, the referee enters a ball pocketed, a private number, a ball spotted, a star and a
+pool proclaimed through the referee's controls."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, ViewportSize, expect
 
 from controller import cue_table
 from controller.web import SEEDS
 from tests.browser.helpers import (
+    OPERATOR,
     WAIT_MS,
     Served,
     history,
@@ -22,6 +26,7 @@ from tests.browser.helpers import (
     sign_in,
     still_marked,
     table_config,
+    view,
 )
 
 pytestmark = pytest.mark.browser
@@ -116,3 +121,217 @@ def test_the_operator_names_an_unread_ball_and_opens_a_rulings_law(
         expect(page.locator("#law-text")).not_to_be_empty(timeout=WAIT_MS)
     law.get_by_role("button", name="Close").click()
     expect(law).to_be_hidden()
+
+
+# -- the referee's controls, on a table nobody else plays -------------------------------------
+
+#: A phone held upright, for the check that the referee's controls fit it.
+PHONE: ViewportSize = {"width": 360, "height": 740}
+
+
+@pytest.fixture(scope="module")
+def quiet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """A cue table on mock pocket switches, no reader and no simulated play: each test
+    starts its game and brings it to the point it needs through the API."""
+    config = table_config(tmp_path_factory.mktemp("quiet"),
+                          'id = "pool-2"\nname = "Quiet table"\ngame = "fifteen-ball-pool"', """
+[pockets]
+source = "gpio"
+ball_reader = false
+""")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOYLE_BACKEND", "fake")
+        with serve_table(config) as served:
+            yield served
+
+
+def start(served: Served, game: str, players: list[str]) -> None:
+    """A new game at the table, as the operator starts one (any game in progress ends)."""
+    with served.api() as client:
+        client.post("/api/game", headers=OPERATOR,
+                    json={"game": game, "players": players}).raise_for_status()
+
+
+def send(served: Served, event: dict[str, Any]) -> None:
+    """An event told to the table through the API (the test's setup, not the page)."""
+    with served.api() as client:
+        response = client.post("/api/events", headers=OPERATOR, json={"event": event})
+        assert response.status_code == 200, response.text
+
+
+def referee(context: BrowserContext, served: Served) -> Page:
+    """The table's page, signed in, with the referee's controls shown."""
+    page = open_page(context, served)
+    sign_in(page)
+    expect(page.locator("#billiards-referee")).to_be_visible(timeout=WAIT_MS)
+    return page
+
+
+def control(page: Page, heading: str) -> Locator:
+    """The referee's form under `heading`."""
+    form = page.locator("#billiards-referee form").filter(
+        has=page.get_by_role("heading", name=heading, exact=True))
+    expect(form).to_have_count(1, timeout=WAIT_MS)
+    return form
+
+
+def logged(served: Served, kind: str) -> list[dict[str, Any]]:
+    """The game's log entries of events of `kind`, as the API gives them."""
+    return [e for e in history(served)
+            if e["kind"] == "event" and e["body"]["event"]["type"] == kind]
+
+
+def said(page: Page, text: str) -> None:
+    """The operator's message says `text` (the answer to the button just pressed)."""
+    expect(page.locator("#op-message")).to_have_text(text, timeout=WAIT_MS)
+
+
+def test_the_referee_enters_a_ball_the_pockets_did_not_report_and_closes_the_stroke(
+        quiet: Served, context: BrowserContext) -> None:
+    start(quiet, "fifteen-ball-pool", ["Ann", "Bob"])
+    page = referee(context, quiet)
+    form = control(page, "Pocketed")
+    form.get_by_label("Ball").select_option("9")
+    form.get_by_label("Pocket").select_option("foot-left")
+    form.get_by_role("button", name="Ball pocketed").click()
+    said(page, "Pocketed ball recorded.")
+    [entry] = logged(quiet, "pocket")
+    assert entry["source"] == "operator"
+    assert entry["body"]["event"] == {"type": "pocket", "ball": "9", "pocket": "foot-left"}
+    expect(page.locator("#billiards-table svg.pool-table")).to_have_attribute(
+        "aria-label", re.compile(r"down: 9$"))
+
+    stroke = control(page, "Stroke")
+    stroke.get_by_label("Cue ball's contacts").fill("9")
+    stroke.get_by_role("button", name="Close the stroke").click()
+    said(page, "Stroke closed.")
+    expect(page.locator("#billiards-ruling .ruling-text")).to_have_text(
+        "Ann pockets the 9-ball: 9.")
+    ann = page.locator("#billiards-sheet tbody tr").first
+    expect(ann.locator("th")).to_have_text("Ann")
+    expect(ann.locator("td").first).to_have_text("9")
+
+
+def test_the_referee_records_each_private_number_drawn(
+        quiet: Served, context: BrowserContext) -> None:
+    start(quiet, "kelly-rotation", ["Ann", "Bob"])
+    page = referee(context, quiet)
+    form = control(page, "Private number")
+    expect(form.locator(".hint")).to_have_text(
+        "Waiting for Ann, Bob: the small ball drawn from the bottle.")
+    who = form.get_by_label("Player who drew")
+    expect(who).to_have_value("Ann")
+    number = form.get_by_label("Number drawn (1\u201315)")
+    expect(number).to_have_attribute("min", "1")
+    expect(number).to_have_attribute("max", "15")
+    number.fill("7")
+    form.get_by_role("button", name="Draw private number").click()
+    said(page, "Private number recorded.")
+    [entry] = logged(quiet, "private")
+    assert entry["body"]["event"] == {"type": "private", "player": "Ann", "number": 7}
+    # The game now waits on Bob alone: he is chosen, and Ann's number is not left showing.
+    expect(form.locator(".hint")).to_have_text(
+        "Waiting for Bob: the small ball drawn from the bottle.")
+    expect(who).to_have_value("Bob")
+    expect(number).to_have_value("")
+    assert view(quiet)["game"]["private_drawn"] == ["Ann"]
+
+
+def test_the_referee_spots_the_ball_a_player_owes_from_his_rack(
+        quiet: Served, context: BrowserContext) -> None:
+    start(quiet, "forty-one-pool", ["Ann", "Bob"])
+    for event in ({"type": "private", "player": "Ann", "number": 6},
+                  {"type": "private", "player": "Bob", "number": 7},
+                  {"type": "pocket", "ball": "1", "pocket": "foot-left"},
+                  {"type": "pocket", "ball": "2", "pocket": "foot-right"},
+                  {"type": "stroke", "path": ["1"]},  # Ann: the 1 and the 2 to her rack
+                  {"type": "stroke", "path": []},  # Bob misses
+                  {"type": "stroke", "path": []}):  # Ann misses: she owes a ball
+        send(quiet, event)
+    page = referee(context, quiet)
+    form = control(page, "Spot a ball")
+    expect(form.locator(".hint")).to_contain_text("Waiting for Ann:")
+    expect(form.get_by_label("Player who owes a ball")).to_have_value("Ann")
+    ball = form.get_by_label("Ball from his rack")
+    expect(ball.locator("option")).to_have_text(["1", "2"])
+    ball.select_option("2")
+    form.get_by_role("button", name="Spot the ball").click()
+    said(page, "Ball spotted.")
+    expect(page.locator("#billiards-ruling .ruling-text")).to_have_text(
+        "Ann spots the 2-ball for the ball he owes.")
+    [entry] = logged(quiet, "spot")
+    assert entry["body"]["event"] == {"type": "spot", "player": "Ann", "ball": "2"}
+    assert "2" in view(quiet)["game"]["table"]["on"]
+
+
+def play_until_a_star_is_offered(served: Served) -> str:
+    """Colour-ball pool: every striker misses (the marker naming the ball where he must)
+    until a player goes out with more than two left; the player offered the star."""
+    for _ in range(40):
+        game = view(served)["game"]
+        waits = {w["fact"]: w["player"] for w in game["awaiting"]}
+        if "star" in waits:
+            return str(waits["star"])
+        if "call" in waits:
+            own = game["balls"][game["striker"]]
+            send(served, {"type": "call",
+                          "ball": next(b for b in game["table"]["on"] if b != own)})
+        send(served, {"type": "stroke", "path": []})
+    raise AssertionError("no star was offered")
+
+
+@pytest.mark.parametrize(("button", "message", "ruling", "lives"), [
+    ("Star (buy back in)", "Star taken.", "Bob stars, with 1 lives, the lowest on the board.",
+     "1"),
+    ("Does not star", "Star declined.", "Bob does not star.", "0"),
+])
+def test_the_referee_enters_whether_a_player_out_stars(
+        quiet: Served, context: BrowserContext, button: str, message: str, ruling: str,
+        lives: str) -> None:
+    start(quiet, "color-ball-pool", ["Ann", "Bob", "Cy", "Dan"])
+    assert play_until_a_star_is_offered(quiet) == "Bob"
+    page = referee(context, quiet)
+    page.set_viewport_size(PHONE)
+    form = control(page, "Star")
+    expect(form.locator(".hint")).to_have_text(
+        "Waiting for Bob: whether he stars, buying back in.")
+    expect(form.get_by_label("Player out")).to_have_value("Bob")
+    # The form the game waits on comes first, and fits a phone's width.
+    expect(page.locator("#billiards-referee form").first).to_have_text(
+        re.compile("^Star"))
+    assert page.locator("#billiards-referee").evaluate(
+        "box => box.scrollWidth <= box.clientWidth"), "the referee's controls overflow"
+    if button.startswith("Star"):
+        screenshot(page, "billiards-referee-phone")
+    form.get_by_role("button", name=button, exact=True).click()
+    said(page, message)
+    expect(page.locator("#billiards-ruling .ruling-text")).to_have_text(ruling)
+    bob = page.locator("#billiards-sheet tbody tr").nth(1)
+    expect(bob.locator("th")).to_have_text("Bob")
+    expect(bob.locator("td").first).to_have_text(lives)
+    [entry] = logged(quiet, "star")
+    assert entry["body"]["event"] == {"type": "star", "player": "Bob",
+                                      "buy": button.startswith("Star")}
+
+
+def test_the_referee_enters_a_pool_proclaimed(quiet: Served, context: BrowserContext) -> None:
+    start(quiet, "pin-pool", ["Ann", "Bob"])
+    for event in ({"type": "private", "player": "Ann", "number": 16},
+                  {"type": "private", "player": "Bob", "number": 1},
+                  # Ann knocks down all five pins from the red: 15, with her 16 makes 31.
+                  {"type": "stroke", "path": ["red"],
+                   "pins": ["head", "right", "foot", "left", "centre"], "direct": []}):
+        send(quiet, event)
+    page = referee(context, quiet)
+    form = control(page, "Proclaim pool")
+    who = form.get_by_label("Player who proclaims")
+    # No one is chosen for the referee: a claim is made by the player who makes it.
+    expect(who).to_have_value("")
+    who.select_option("Ann")
+    form.get_by_role("button", name="Proclaim pool").click()
+    said(page, "Proclamation recorded.")
+    expect(page.locator("#billiards-ruling .ruling-text")).to_have_text(
+        "Ann proclaims pool: 31: Ann wins, with 15.")
+    expect(page.locator("#billiards-sheet tr.winner th")).to_have_text("Ann")
+    [entry] = logged(quiet, "proclaim")
+    assert entry["body"]["event"] == {"type": "proclaim", "player": "Ann"}
