@@ -21,6 +21,12 @@ window.hoyleBilliards = (() => {
   let controlsKey = "";
   // The events of a game's own that name the player who acts (each game's `kinds()`).
   const PLAYER_ACTS = ["private", "spot", "star", "proclaim"];
+  // Bottle pool: what moved the bottle (the stroke's `bottle_by`), in the referee's words.
+  const BOTTLE_BY = [["carom", "The cue ball, off an object ball (a carom)"],
+    ["cue", "The cue ball, before it struck a ball"], ["ball", "An object ball alone"],
+    ["both", "An object ball touched it and the cue ball moved it"]];
+  // What the bottle did that asks what moved it.
+  const BOTTLE_MOVED = ["upset", "stood"];
 
   function ballColour(name) {
     const n = Number(name);
@@ -211,6 +217,43 @@ window.hoyleBilliards = (() => {
       strokeFields.push(picker(h, "The bottle", ["none", "upset", "stood", "off"]));
       facts.bottle = strokeFields[strokeFields.length - 1].querySelector("select");
     }
+    if (needs.includes("direct")) {
+      // Pin pool, the Spanish game: of the pins down, those the cue ball knocked down before
+      // it struck a ball (the game treats them apart from the pins that fell after).
+      const pins = h.list(referee.pins).map(h.str);
+      facts.direct = pins.map((pin) => h.el("input", { type: "checkbox", value: pin }));
+      const group = h.el("fieldset", { class: "stroke-direct" },
+        h.el("legend", { text: "Pins the cue ball knocked down before it struck a ball" }),
+        facts.direct.map((box, i) => h.el("label", { class: "check" }, box, ` ${pins[i]}`)));
+      Object.assign(group.style, { display: "flex", flexWrap: "wrap", columnGap: "1rem",
+        margin: "0", minWidth: "0", padding: "0 0.75rem", color: "var(--muted)",
+        border: "1px solid var(--panel-edge)", borderRadius: "var(--radius)" });
+      strokeFields.push(group);
+    }
+    if (needs.includes("bottle_by")) {
+      // Bottle pool: asked (and then required) only when the bottle was upset or stood.
+      facts.bottle_by = h.el("select", {}, h.el("option", { value: "", text: "Choose" }),
+        BOTTLE_BY.map(([value, text]) => h.el("option", { value, text })));
+      strokeFields.push(h.el("label", { class: "field" }, "What upset or stood the bottle",
+        facts.bottle_by));
+      if (facts.bottle) {
+        const moved = facts.bottle_by;
+        const ask = () => {
+          const asked = BOTTLE_MOVED.includes(facts.bottle.value);
+          moved.disabled = !asked;
+          moved.required = asked;
+        };
+        facts.bottle.addEventListener("change", ask);
+        ask();
+      }
+    }
+    if (needs.includes("balk")) {
+      // Balk-line: the stroke was played with both object balls in one balk space (or
+      // anchor) and left both there; the game's limit of such strokes counts it.
+      facts.balk = h.el("input", { type: "checkbox" });
+      strokeFields.push(h.el("label", { class: "check" }, facts.balk,
+        " Both object balls in one balk space (or anchor), and left there"));
+    }
     const safety = h.el("input", { type: "checkbox" });
     const strokeButton = h.el("button", { type: "submit", text: "Close the stroke" });
     const strokeForm = h.el("form", { class: "op-section" }, h.el("h3", { text: "Stroke" }),
@@ -224,6 +267,17 @@ window.hoyleBilliards = (() => {
       if (facts.driven) event.driven = Number(facts.driven.value);
       if (facts.pins) event.pins = split(facts.pins.value);
       if (facts.bottle) event.bottle = facts.bottle.value;
+      if (facts.direct) {
+        // Sent when pins fell on a stroke that struck a ball ([] for none knocked down
+        // first), or when the referee ticked any (the table refuses a pin not down).
+        const ticked = facts.direct.filter((box) => box.checked).map((box) => box.value);
+        const struck = h.list(event.path).some((contact) => contact !== "cushion");
+        if (ticked.length || (struck && h.list(event.pins).length)) event.direct = ticked;
+      }
+      if (facts.bottle_by && !facts.bottle_by.disabled && facts.bottle_by.value) {
+        event.bottle_by = facts.bottle_by.value;
+      }
+      if (facts.balk) event.balk = facts.balk.checked;
       if (safety.checked) event.safety = true;
       post(h, strokeButton, event, "Stroke closed.");
     });

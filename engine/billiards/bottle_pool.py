@@ -64,7 +64,8 @@ class BottleRules(HouseRules):
 class BottlePoolState(CueState):
     """A game of bottle pool in progress."""
 
-    TABLE: ClassVar[TableFacts] = TableFacts(BALLS, needs=("path", "bottle"))
+    TABLE: ClassVar[TableFacts] = TableFacts(BALLS, needs=("path", "bottle", "bottle_by"),
+                                             sometimes=("bottle_by",))
     FOULS: ClassVar[tuple[str, ...]] = FOULS
     RETURNED: ClassVar[tuple[str, ...]] = BALLS
 

@@ -226,11 +226,22 @@ class TableFacts:
 
     balls: tuple[str, ...]
     pins: tuple[str, ...] = ()
-    #: The `stroke` facts the game's laws need, each of "path", "driven", "pins", "bottle".
+    #: The `stroke` facts the game's laws need, each of `FACTS` ("path", "driven", "pins",
+    #: "bottle", "direct", "bottle_by", "balk"): the referee's form asks for each.
     needs: tuple[str, ...] = ("path",)
+    #: Of `needs`, those a stroke needs only now and then (`direct` when pins fell on a
+    #: stroke that struck a ball; `bottle_by` when the bottle was upset or stood): the game
+    #: says when, refusing a stroke that lacks one then (its `check_stroke`).
+    sometimes: tuple[str, ...] = ()
     #: Whether a referee's `count` may close a stroke (carom tables).
     counts: bool = False
     pockets: tuple[str, ...] = POCKETS
+
+    def __post_init__(self) -> None:
+        unknown = [fact for fact in self.needs if fact not in FACTS]
+        if unknown or not set(self.sometimes) <= set(self.needs):
+            raise ValueError(f"table facts: needs {self.needs} (unknown: {unknown}) must "
+                             f"hold sometimes {self.sometimes}")
 
 
 def parse_stroke(data: Mapping[str, Any], table: TableFacts, game: str) -> StrokeEvent:
@@ -238,7 +249,8 @@ def parse_stroke(data: Mapping[str, Any], table: TableFacts, game: str) -> Strok
     missed = data.get("path") == []
     for fact in table.needs:
         # A clean miss moved no ball: it needs no fact but its empty path.
-        if data.get(fact) is None and not (missed and fact != "path"):
+        if (data.get(fact) is None and not (missed and fact != "path")
+                and fact not in table.sometimes):
             raise IllegalEventError(f"stroke: {game} needs the fact {fact!r} "
                                     f"({FACTS[fact]})")
     path = data.get("path")

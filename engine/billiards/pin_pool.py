@@ -38,7 +38,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.billiards.core import CUSHION, StrokeEvent, TableFacts
-from engine.billiards.pin_table import CENTRE, OUTSIDE, PINS, PrivateBallState, check_direct
+from engine.billiards.pin_table import (
+    CENTRE,
+    OUTSIDE,
+    PIN_FACTS,
+    PINS,
+    PrivateBallState,
+    check_direct,
+)
 from engine.billiards.table import CueGame, Stroke
 from engine.core import JSON, Event, LawRef, Operation, Ruling, hoyle_law
 from engine.errors import IllegalEventError
@@ -106,7 +113,8 @@ class PinPoolState(PrivateBallState):
     """A game of pin pool in progress."""
 
     rules: PinPoolRules
-    TABLE: ClassVar[TableFacts] = TableFacts(BALLS, pins=PINS, needs=("path", "pins"))
+    TABLE: ClassVar[TableFacts] = TableFacts(BALLS, pins=PINS, needs=PIN_FACTS,
+                                             sometimes=("direct",))
     FOULS: ClassVar[tuple[str, ...]] = FOULS
     RETURNED: ClassVar[tuple[str, ...]] = BALLS
     PRIVATE: ClassVar[tuple[int, int] | None] = (1, 16)

@@ -26,6 +26,9 @@ from engine.errors import IllegalEventError
 CENTRE = "centre"
 OUTSIDE: tuple[str, ...] = ("head", "right", "foot", "left")
 PINS: tuple[str, ...] = (*OUTSIDE, CENTRE)
+#: The stroke facts of both pin games: `direct` only when pins fell on a stroke that struck
+#: a ball (`check_direct`), so it is one of the table's `sometimes`.
+PIN_FACTS: tuple[str, ...] = ("path", "pins", "direct")
 
 
 def direct_pins(facts: StrokeEvent) -> tuple[str, ...]:

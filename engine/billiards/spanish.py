@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.billiards.core import CUSHION, StrokeEvent, TableFacts
-from engine.billiards.pin_table import CENTRE, PINS, check_direct, direct_pins
+from engine.billiards.pin_table import CENTRE, PIN_FACTS, PINS, check_direct, direct_pins
 from engine.billiards.table import CueGame, CueState, Stroke
 from engine.core import JSON, LawRef, Ruling, hoyle_law
 from engine.errors import IllegalEventError
@@ -90,7 +90,8 @@ class SpanishState(CueState):
     """A game of the Spanish game in progress."""
 
     rules: SpanishRules
-    TABLE: ClassVar[TableFacts] = TableFacts(BALLS, pins=PINS, needs=("path", "pins"))
+    TABLE: ClassVar[TableFacts] = TableFacts(BALLS, pins=PINS, needs=PIN_FACTS,
+                                             sometimes=("direct",))
     FOULS: ClassVar[tuple[str, ...]] = FOULS
     RETURNED: ClassVar[tuple[str, ...]] = BALLS
 

@@ -299,7 +299,10 @@ class CueState(LoggedState):
     def awaiting(self) -> tuple[Awaiting, ...]:
         if self.over:
             return ()
-        needs = ", ".join(self.TABLE.needs) or "nothing more"
+        table = self.TABLE
+        needs = ", ".join(f for f in table.needs if f not in table.sometimes) or "nothing more"
+        if table.sometimes:
+            needs += f" (and {', '.join(table.sometimes)} where it applies)"
         waits = [Awaiting("stroke", "referee", self.striker_name,
                           f"the end of the stroke, with {needs}")]
         if self.TABLE.pockets:

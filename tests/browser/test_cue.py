@@ -1,7 +1,9 @@
 """The pool table's page in Chromium: a spectator watches the strokes, the operator names a
 ball the pockets could not, and a ruling opens to show its law; on a table the test plays
 itself, the referee enters a ball pocketed, a private number, a ball spotted, a star and a
-pool proclaimed through the referee's controls."""
+pool proclaimed through the referee's controls, and closes strokes with the facts only some
+games ask: the pins knocked down before a ball was struck (pin pool), what moved the bottle
+(bottle pool) and the object balls kept in a balk space (balk-line)."""
 
 from __future__ import annotations
 
@@ -335,3 +337,131 @@ def test_the_referee_enters_a_pool_proclaimed(quiet: Served, context: BrowserCon
     expect(page.locator("#billiards-sheet tr.winner th")).to_have_text("Ann")
     [entry] = logged(quiet, "proclaim")
     assert entry["body"]["event"] == {"type": "proclaim", "player": "Ann"}
+
+
+# -- the stroke facts only some games ask ------------------------------------------------------
+
+
+def close_stroke(page: Page, stroke: Locator) -> None:
+    """Press "Close the stroke" and wait for the table's answer (the message is cleared
+    first, so the answer to an earlier stroke does not pass for this one's)."""
+    page.locator("#op-message").evaluate("node => { node.textContent = ''; }")
+    stroke.get_by_role("button", name="Close the stroke").click()
+    said(page, "Stroke closed.")
+
+
+def ruled(page: Page, text: str, player: int, total: str) -> None:
+    """The last ruling reads `text`, and the sheet's row `player` (0: the first) `total`."""
+    expect(page.locator("#billiards-ruling .ruling-text")).to_have_text(text)
+    expect(page.locator("#billiards-sheet tbody tr").nth(player).locator("td").first
+           ).to_have_text(total)
+
+
+def strokes_logged(served: Served) -> list[dict[str, Any]]:
+    """The strokes of the current game, as the page sent them, all from the operator."""
+    entries = logged(served, "stroke")
+    assert {e["source"] for e in entries} == {"operator"}
+    return [e["body"]["event"] for e in entries]
+
+
+def test_the_referee_says_which_pins_fell_before_the_cue_ball_struck_a_ball(
+        quiet: Served, context: BrowserContext) -> None:
+    start(quiet, "pin-pool", ["Ann", "Bob"])
+    for event in ({"type": "private", "player": "Ann", "number": 9},
+                  {"type": "private", "player": "Bob", "number": 12}):
+        send(quiet, event)
+    page = referee(context, quiet)
+    stroke = control(page, "Stroke")
+    direct = stroke.get_by_role(
+        "group", name="Pins the cue ball knocked down before it struck a ball")
+    expect(direct.get_by_role("checkbox")).to_have_count(5)
+    contacts = stroke.get_by_label("Cue ball's contacts")
+    pins = stroke.get_by_label("Pins knocked down")
+    # Ann's ball strikes the red and then knocks two pins down, none before: they count.
+    contacts.fill("red")
+    pins.fill("head, right")
+    close_stroke(page, stroke)
+    ruled(page, "Ann knocks down 2 pin(s): 3.", 0, "3")
+    # Bob's ball knocks the centre pin down before it strikes the red: nothing counts.
+    pins.fill("centre")
+    direct.get_by_label("centre", exact=True).check()
+    screenshot(page, "billiards-stroke-direct")
+    close_stroke(page, stroke)
+    ruled(page, "The cue ball knocked a pin down before striking a ball: no pins count.", 1,
+          "0")
+    # Ann misses, knocking no pin down: no pins, so nothing is said of them first.
+    direct.get_by_label("centre", exact=True).uncheck()
+    contacts.fill("")
+    pins.fill("")
+    close_stroke(page, stroke)
+    ruled(page, "Ann strikes no ball: nothing counts; the pins are set up again.", 0, "3")
+    assert strokes_logged(quiet) == [
+        {"type": "stroke", "path": ["red"], "pins": ["head", "right"], "direct": []},
+        {"type": "stroke", "path": ["red"], "pins": ["centre"], "direct": ["centre"]},
+        {"type": "stroke", "path": [], "pins": []}]
+
+
+def test_the_referee_says_what_upset_or_stood_the_bottle(
+        quiet: Served, context: BrowserContext) -> None:
+    start(quiet, "bottle-pool", ["Ann", "Bob"])
+    page = referee(context, quiet)
+    stroke = control(page, "Stroke")
+    contacts = stroke.get_by_label("Cue ball's contacts")
+    # (a picker's name ends with its choice: "The bottle none")
+    bottle = stroke.get_by_role("combobox", name=re.compile("^The bottle"))
+    moved = stroke.get_by_label("What upset or stood the bottle")
+    # Asked only when the bottle was upset or stood.
+    expect(bottle).to_have_value("none")
+    expect(moved).to_be_disabled()
+    contacts.fill("1, 2")
+    bottle.select_option("upset")
+    expect(moved).to_be_enabled()
+    moved.select_option("carom")
+    close_stroke(page, stroke)
+    ruled(page, "Ann upsets the bottle from a ball: 5.", 0, "6")
+    # The bottle left standing: what moved it is not asked, nor sent.
+    bottle.select_option("none")
+    expect(moved).to_be_disabled()
+    contacts.fill("1")
+    close_stroke(page, stroke)
+    ruled(page, "Ann counts nothing; the next player plays.", 0, "6")
+    # Bob's carom from the 2 seats the bottle on its base: he wins outright.
+    contacts.fill("2")
+    bottle.select_option("stood")
+    moved.select_option("carom")
+    close_stroke(page, stroke)
+    ruled(page, "Bob seats the bottle on its base from a carom; Ann, lowest with 6, loses: "
+          "Bob wins, with 0.", 1, "0")
+    expect(page.locator("#billiards-sheet tr.winner th")).to_have_text("Bob")
+    assert strokes_logged(quiet) == [
+        {"type": "stroke", "path": ["1", "2"], "bottle": "upset", "bottle_by": "carom"},
+        {"type": "stroke", "path": ["1"], "bottle": "none"},
+        {"type": "stroke", "path": ["2"], "bottle": "stood", "bottle_by": "carom"}]
+
+
+def test_the_referee_says_the_object_balls_were_kept_in_a_balk_space(
+        quiet: Served, context: BrowserContext) -> None:
+    start(quiet, "balk-line-billiards", ["Ann", "Bob"])
+    page = referee(context, quiet)
+    stroke = control(page, "Stroke")
+    contacts = stroke.get_by_label("Cue ball's contacts")
+    balk = stroke.get_by_label("Both object balls in one balk space (or anchor), and left "
+                               "there")
+    # 18.2: Ann's first carom with the balls kept in balk counts...
+    contacts.fill("red, spot-white")
+    balk.check()
+    close_stroke(page, stroke)
+    ruled(page, "Ann: a carom off the red and the spot-white, 1; Ann plays on.", 0, "1")
+    # ...her second leaves them there too: it is void and the hand is out.
+    close_stroke(page, stroke)
+    ruled(page, "Ann leaves the object balls in the space after 2 strokes there: the stroke "
+          "is void and the hand is out.", 0, "1")
+    # Bob drives a ball out of balk: his carom counts.
+    balk.uncheck()
+    contacts.fill("red, white")
+    close_stroke(page, stroke)
+    ruled(page, "Bob: a carom off the red and the white, 1; Bob plays on.", 1, "1")
+    assert strokes_logged(quiet) == [
+        {"type": "stroke", "path": ["red", "spot-white"], "balk": True},
+        {"type": "stroke", "path": ["red", "spot-white"], "balk": True},
+        {"type": "stroke", "path": ["red", "white"], "balk": False}]

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from engine.billiards.core import TableFacts
+from engine.billiards.table import CueState
 from engine.errors import BadOptionError, IllegalEventError
 from engine.registry import get_game
 from tests.engine.book_vectors import play
@@ -159,6 +161,39 @@ def test_bottle_pool_saves_a_stroke_that_left_the_bottle_standing() -> None:
     saved = state.save()
     assert saved["events"][-1]["bottle"] == "none"
     assert game.load(saved).snapshot() == state.snapshot()
+
+
+SOMETIMES: list[tuple[str, list[dict[str, Any]], str, dict[str, Any]]] = [
+    # the fact is declared for the referee's form, but a stroke it does not apply to is
+    # closed without it (no pin down; a pin down on a miss; the bottle standing or off)
+    ("pin-pool", DRAWS, "direct", {"type": "stroke", "path": ["red"], "pins": []}),
+    ("pin-pool", DRAWS, "direct", {"type": "stroke", "path": [], "pins": ["centre"]}),
+    ("spanish-game", [], "direct", {"type": "stroke", "path": ["red", "cushion"],
+                                    "pins": []}),
+    ("bottle-pool", [], "bottle_by", {"type": "stroke", "path": ["1"], "bottle": "none"}),
+    ("bottle-pool", [], "bottle_by", {"type": "stroke", "path": ["1"], "bottle": "off"}),
+]
+
+
+@pytest.mark.parametrize(("game_id", "events", "fact", "stroke"), SOMETIMES,
+                         ids=[f"{g}: {f} {e}" for g, _, f, e in SOMETIMES])
+def test_a_fact_needed_only_now_and_then_is_declared_and_asked_only_then(
+        game_id: str, events: list[dict[str, Any]], fact: str, stroke: dict[str, Any]) -> None:
+    state, _ = play(game_id, ["Ann", "Bob"], None, events)
+    assert isinstance(state, CueState)
+    # The view's `referee.needs` is the table's: the dashboard's Stroke form asks for it.
+    assert fact in state.TABLE.needs and fact in state.TABLE.sometimes
+    [wait] = [a for a in state.awaiting() if a.fact == "stroke"]
+    assert wait.detail.endswith(f"(and {fact} where it applies)")
+    state.apply(state.parse_event(stroke))
+    assert state.strokes == 1
+
+
+def test_a_table_cannot_need_sometimes_what_it_never_needs() -> None:
+    with pytest.raises(ValueError, match="must hold sometimes"):
+        TableFacts(("cue",), needs=("path",), sometimes=("direct",))
+    with pytest.raises(ValueError, match="unknown: \\['spin'\\]"):
+        TableFacts(("cue",), needs=("path", "spin"))
 
 
 def test_pin_pool_snapshot_never_shows_a_small_ball() -> None:
