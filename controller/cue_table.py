@@ -47,6 +47,7 @@ import serial
 from controller.bus import Change
 from controller.config import Config
 from controller.errors import Rejected
+from controller.privacy import shown_numbers
 from controller.runner import RECORD_TIMEOUT, Runner
 from controller.table import Table
 from drivers.backends import choose_backend, make_pin_factory
@@ -102,12 +103,15 @@ class CueTable(Table):
     """A cue table's `Table`: its view says what the game awaits and what the referee gives.
 
     The view's game gains `awaiting` (each fact the next ruling needs and who supplies
-    it: the balls still to be named first) and `referee` (the game's stroke facts, fouls,
-    calls, balls and pockets, for the referee's controls).
+    it: the balls still to be named first), `referee` (the game's stroke facts, fouls,
+    calls, balls and pockets, for the referee's controls) and, in a game played for
+    private numbers, `private_numbers`: the numbers held that the viewer may see (the operator
+    all; everyone else none until the game is over, but those it made known:
+    controller/privacy.py).
     """
 
-    def view(self) -> JSON:
-        view = super().view()
+    def view(self, operator: bool = False) -> JSON:
+        view = super().view(operator)
         engine = self.state.engine
         game = view["game"]
         if game is None or not isinstance(engine, CueState):
@@ -124,6 +128,8 @@ class CueTable(Table):
             "pockets": list(table.pockets), "pins": list(table.pins),
             "private": None if engine.PRIVATE is None else list(engine.PRIVATE),
         }
+        if engine.PRIVATE is not None:
+            game["private_numbers"] = shown_numbers(engine, operator)
         return view
 
     async def record(self, kind: str, source: str, body: Mapping[str, Any]) -> Change:

@@ -13,6 +13,7 @@ from controller.errors import Rejected
 from controller.eventlog import SqliteEventLog
 from controller.fold import TableState, is_rejection
 from controller.logentry import LogEntry
+from controller.privacy import Disclosure, disclosure, public_entry
 from engine.core import JSON, Ruling
 
 log = logging.getLogger(__name__)
@@ -62,8 +63,18 @@ class Table:
         state = self.state
         return Recovery(start, state.seq - start, state.seq)
 
-    def view(self) -> JSON:
+    def view(self, operator: bool = False) -> JSON:
+        """The table's view, as everyone sees it; `operator`: as the operator does (a cue
+        table adds the private numbers, controller/privacy.py)."""
         return self.state.view(self.table_id, self.name)
+
+    def disclosure(self) -> Disclosure:
+        """What the public may see of the private numbers now (on the event loop, so that it
+        and the state agree; `history` then hides what it says from the public)."""
+        state = self.state
+        state.settle()
+        return disclosure(state.seq, state.game.start_seq if state.game else None,
+                          state.engine)
 
     async def record(self, kind: str, source: str, body: Mapping[str, Any]) -> Change:
         """Check, log durably, fold and publish one change; `Rejected` leaves the log as it was."""
@@ -118,8 +129,10 @@ class Table:
             await self.record("device", "service", {"device": name, "state": state,
                                                     "detail": detail})
 
-    def history(self, after: int = 0, limit: int = 500) -> list[JSON]:
-        """The current game's entries from its start, each with the rulings it produced."""
+    def history(self, after: int = 0, limit: int = 500,
+                seen: Disclosure | None = None) -> list[JSON]:
+        """The current game's entries from its start, each with the rulings it produced;
+        with `seen` (a public reader's), the private draws it hides are redacted."""
         game = self.state.game
         first = game.start_seq if game else self.state.seq + 1
         out = []
@@ -127,7 +140,7 @@ class Table:
             if entry.seq > after:
                 record = entry.to_json()
                 record["rulings"] = [r.to_json() for r in rulings]
-                out.append(record)
+                out.append(public_entry(record, seen))
             if len(out) >= limit:
                 break
         return out

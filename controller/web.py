@@ -1,6 +1,8 @@
 """The table's dashboard: a live page for everyone, and routes for the operator.
 
-Spectators read (`GET`, the WebSocket, which takes no commands). Every route that
+Spectators read (`GET`, the WebSocket, which takes no commands); a read by the operator
+(his session's cookie, or the PIN header) also shows the private numbers players drew,
+which spectators see only once the game is over (controller/privacy.py). Every route that
 changes anything needs the operator: a session opened at `POST /api/session` with the
 PIN (an HttpOnly cookie, plus its CSRF token in the `X-CSRF-Token` header), or, for
 scripts, the PIN itself in the `X-Operator-Pin` header. Wrong PINs are rate-limited per
@@ -45,6 +47,7 @@ from controller.auth import PinCheck, Sessions, Throttle
 from controller.bus import Change
 from controller.dice_audit import audit, sessions
 from controller.errors import Rejected
+from controller.privacy import Disclosure, public_entry
 from controller.table import Table, replay_entries
 from engine.core import JSON
 from engine.registry import all_games
@@ -234,6 +237,27 @@ def create_app(table: Table, operator_pin: str, *,
 
     Operator = Annotated[str, Depends(operator)]
 
+    async def reader(
+            request: Request, response: Response,
+            x_operator_pin: Annotated[str | None, Header(
+                description="The operator's PIN, for scripts: the answer then shows what "
+                            "only the operator sees (the private numbers)",
+            )] = None) -> bool:
+        """Whether a read is the operator's: his session's cookie (a read changes nothing,
+        so it needs no CSRF token; another site's page can neither send the cookie, which
+        is SameSite=Strict, nor read the answer) or the PIN header (a wrong one: 401)."""
+        if x_operator_pin is not None:
+            await check_pin(request, x_operator_pin)
+            is_operator = True
+        else:
+            is_operator = signed_in.get(request.cookies.get(SESSION_COOKIE)) is not None
+        if is_operator:
+            # The answer holds what spectators may not see: no cache may keep it.
+            response.headers["Cache-Control"] = "no-store"
+        return is_operator
+
+    Reader = Annotated[bool, Depends(reader)]
+
     async def record(kind: str, source: str, body: JSON) -> JSON:
         try:
             json.dumps(body, allow_nan=False)
@@ -282,9 +306,9 @@ def create_app(table: Table, operator_pin: str, *,
         return {"operator": False, "csrf": None, "expires_in": None, "name": None}
 
     @app.get("/api/view")
-    async def view() -> JSON:
-        """The table as the dashboard draws it."""
-        return table.view()
+    async def view(is_operator: Reader) -> JSON:
+        """The table as the dashboard draws it (for the operator, with the private numbers)."""
+        return table.view(is_operator)
 
     @app.get("/api/games")
     async def games() -> list[JSON]:
@@ -292,16 +316,20 @@ def create_app(table: Table, operator_pin: str, *,
         return [g.describe() for g in all_games()]
 
     @app.get("/api/history")
-    async def history(after: Annotated[int, Query(ge=0, le=2**62)] = 0,
+    async def history(is_operator: Reader,
+                      after: Annotated[int, Query(ge=0, le=2**62)] = 0,
                       limit: Annotated[int, Query(ge=1, le=5000)] = 500) -> list[JSON]:
-        """The current game's log entries from its start, each with its rulings and laws."""
-        return await asyncio.to_thread(table.history, after, limit)
+        """The current game's log entries from its start, each with its rulings and laws
+        (a private number drawn shows only to the operator until the game is over)."""
+        seen = None if is_operator else table.disclosure()
+        return await asyncio.to_thread(table.history, after, limit, seen)
 
     @app.get("/api/rulings/{seq}")
-    async def ruling(seq: Seq) -> JSON:
+    async def ruling(seq: Seq, is_operator: Reader) -> JSON:
         """The rulings log entry `seq` produced, their laws (with the book's words when the
         seed books are at hand) and the game's entries that led to them."""
-        detail = await asyncio.to_thread(ruling_detail, table, seq, seeds)
+        seen = None if is_operator else table.disclosure()
+        detail = await asyncio.to_thread(ruling_detail, table, seq, seeds, seen)
         if isinstance(detail, str):
             raise HTTPException(404, detail)
         return detail
@@ -408,8 +436,10 @@ def create_app(table: Table, operator_pin: str, *,
     return app
 
 
-def ruling_detail(table: Table, seq: int, seeds: FilePath) -> JSON | str:
-    """What `GET /api/rulings/{seq}` answers, or why there is nothing (a 404's message)."""
+def ruling_detail(table: Table, seq: int, seeds: FilePath,
+                  seen: Disclosure | None = None) -> JSON | str:
+    """What `GET /api/rulings/{seq}` answers, or why there is nothing (a 404's message);
+    with `seen` (a public reader's), the private draws it hides are redacted."""
     if seq > table.log.last_seq():
         return f"there is no log entry {seq} yet"
     start = None
@@ -425,7 +455,7 @@ def ruling_detail(table: Table, seq: int, seeds: FilePath) -> JSON | str:
             break
         record = entry.to_json()
         record["rulings"] = [r.to_json() for r in rulings]
-        led.append(record)
+        led.append(public_entry(record, seen))
     target = led[-1]
     if not target["rulings"]:
         return f"log entry {seq} ({target['kind']}) made no ruling"

@@ -44,6 +44,7 @@
     history: [],
     historyBusy: false,
     historyAgain: false,
+    historyEpoch: 0,
     lawSeq: 0,
     correctShown: "",
     correctFieldsFor: "",
@@ -381,6 +382,13 @@
 
   function eventWords(event) {
     if (!isObject(event)) return "nothing";
+    // A private number drawn: the table sends the number only to the operator until the
+    // game is over; everyone else is told who drew ("hidden": true), not what.
+    if (event.type === "private") {
+      return event.hidden === true || event.number === undefined
+        ? `${str(event.player)} drew a private number`
+        : `${str(event.player)} drew private number ${str(event.number)}`;
+    }
     const parts = Object.entries(event).filter(([key]) => key !== "type").map(([key, value]) =>
       `${key.replace(/_/g, " ")} ${Array.isArray(value) ? `[${value.join(", ")}]`
         : isObject(value) ? JSON.stringify(value) : str(value)}`);
@@ -438,8 +446,14 @@
       do {
         state.historyAgain = false;
         const after = encodeURIComponent(String(state.historySeq));
+        const epoch = state.historyEpoch;
         const entries = list(await api("GET", `/api/history?after=${after}&limit=${HISTORY_PAGE}`))
           .filter(isObject);
+        if (epoch !== state.historyEpoch) {
+          // Fetched for whoever read before a sign-in or sign-out: fetch again from the start.
+          state.historyAgain = true;
+          continue;
+        }
         for (const entry of entries) {
           if (entry.kind === "start") state.history = [];
           state.history.push(entry);
@@ -454,6 +468,16 @@
     } finally {
       state.historyBusy = false;
     }
+  }
+
+  // Signing in or out changes what the history may show (the private numbers drawn, which
+  // the table sends the operator only): it is fetched again from the game's start.
+  function refetchHistory() {
+    state.historyEpoch += 1;
+    state.history = [];
+    state.historySeq = 0;
+    renderHistory();
+    if (state.view && isObject(state.view.game)) fetchHistory();
   }
 
   function renderHistory() {
@@ -907,6 +931,7 @@
 
   // Signed in, the operator's controls show; signed out, only the PIN form does.
   function setOperator(on, csrf, name) {
+    const changed = on !== state.operator;
     state.operator = on;
     state.csrf = on ? csrf : "";
     $("pin-form").hidden = on;
@@ -915,6 +940,7 @@
       : "Signed in as the operator.";
     $("operator-controls").hidden = !on;
     if (on && $("operator").open && !state.gamesLoaded) loadGames();
+    if (changed) refetchHistory();
   }
 
   async function checkSession() {

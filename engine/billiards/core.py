@@ -19,7 +19,9 @@ A stroke is reported as it happens and then closed:
 - `count` (carom tables without a contact tracker): the referee's count of the stroke,
   `{"type": "count", "points": 1}`, closing it as a `stroke` would (0: no count);
 - `private`: the small numbered ball a player drew from the bottle (the games played for a
-  private number), kept from the other players' view on the dashboard.
+  private number), `{"type": "private", "player": "Ann", "number": 7}`; the log keeps the
+  number, and the table shows it only to the operator until the game is over (or the game
+  makes it known, `CueState.disclosed`): docs/dashboard.md, "Private numbers".
 
 Balls are named as the books name them: "cue" for the striker's ball in the pool games,
 "1"-"15" for numbered balls (a number in JSON is read as its name), colours for the rest.

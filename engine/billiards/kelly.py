@@ -230,6 +230,11 @@ class KellyState(CueState):
         return [StrokeEvent(path=(lowest,)), StrokeEvent(path=(lowest, CUSHION)),
                 StrokeEvent(path=(wrong,))]
 
+    def disclosed(self) -> dict[str, int]:
+        """A player killed declares himself dead and surrenders his small ball (15739-15743):
+        its number, the ball just pocketed, is known to all from then on."""
+        return {name: self.private[name] for name in self.dead if name in self.private}
+
     def details(self) -> JSON:
         return {"game": self.games, "stakes": self.stakes, "dead": list(self.dead),
                 "credited": {name: list(balls) for name, balls in self.credited.items()}}

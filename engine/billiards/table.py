@@ -125,6 +125,12 @@ class CueState(LoggedState):
         """Each player's score on the sheet."""
         return dict(self.scores)
 
+    def disclosed(self) -> dict[str, int]:
+        """The private numbers the book makes known to every player while the game is still
+        in play (none by default: a small ball is known only to its holder until the game
+        is over; the table's outputs keep the others from the players, docs/dashboard.md)."""
+        return {}
+
     # -- helpers for the games ---------------------------------------------------------------
 
     @property

@@ -144,10 +144,12 @@ def screenshot(page: Page, family: str) -> None:
     print(f"screenshot of the {family} page: {path}")
 
 
-def history(served: Served) -> list[dict[str, Any]]:
-    """The current game's log entries as `GET /api/history` gives them."""
+def history(served: Served, *, operator: bool = False) -> list[dict[str, Any]]:
+    """The current game's log entries as `GET /api/history` gives them to a spectator (or,
+    with `operator`, to the operator: with the private numbers drawn)."""
     with served.api() as client:
-        response = client.get("/api/history", params={"limit": 5000})
+        response = client.get("/api/history", params={"limit": 5000},
+                              headers=OPERATOR if operator else None)
         response.raise_for_status()
         entries: list[dict[str, Any]] = response.json()
         return entries

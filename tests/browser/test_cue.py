@@ -1,7 +1,8 @@
 """The pool table's page in Chromium: a spectator watches the strokes, the operator names a
 ball the pockets could not, and a ruling opens to show its law; on a table the test plays
-itself, the referee enters a ball pocketed, a private number, a ball spotted, a star and a
-pool proclaimed through the referee's controls, and closes strokes with the facts only some
+itself, the referee enters a ball pocketed, a private number (which the history shows the
+signed-in operator alone), a ball spotted, a star and a pool proclaimed through the
+referee's controls, and closes strokes with the facts only some
 games ask: the pins knocked down before a ball was struck (pin pool), what moved the bottle
 (bottle pool) and the object balls kept in a balk space (balk-line)."""
 
@@ -178,8 +179,8 @@ def control(page: Page, heading: str) -> Locator:
 
 
 def logged(served: Served, kind: str) -> list[dict[str, Any]]:
-    """The game's log entries of events of `kind`, as the API gives them."""
-    return [e for e in history(served)
+    """The game's log entries of events of `kind`, as the API gives them to the operator."""
+    return [e for e in history(served, operator=True)
             if e["kind"] == "event" and e["body"]["event"]["type"] == kind]
 
 
@@ -237,6 +238,23 @@ def test_the_referee_records_each_private_number_drawn(
     expect(who).to_have_value("Bob")
     expect(number).to_have_value("")
     assert view(quiet)["game"]["private_drawn"] == ["Ann"]
+
+
+def test_the_history_shows_a_private_number_to_the_signed_in_operator_alone(
+        quiet: Served, context: BrowserContext) -> None:
+    start(quiet, "kelly-rotation", ["Ann", "Bob"])
+    send(quiet, {"type": "private", "player": "Ann", "number": 13})
+    seq = logged(quiet, "private")[0]["seq"]
+    page = open_page(context, quiet)
+    drawn = page.locator("#history li .history-text").filter(
+        has_text=re.compile(rf"^#{seq} "))
+    hidden = f"#{seq} Ann drew a private number · by operator"
+    expect(drawn).to_have_text(hidden)
+    sign_in(page)
+    expect(drawn).to_have_text(f"#{seq} Ann drew private number 13 · by operator")
+    page.locator("#sign-out").click()
+    expect(page.locator("#pin-form")).to_be_visible()
+    expect(drawn).to_have_text(hidden)
 
 
 def test_the_referee_spots_the_ball_a_player_owes_from_his_rack(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import aiomqtt
@@ -84,6 +85,39 @@ async def test_the_club_pages_show_every_table_live(lanes: dict[str, Lane],
     assert league == []
     assert missing.status_code == 404
     assert "League" in html.text
+
+
+async def test_the_club_pages_never_show_a_small_ball_while_the_game_is_played(
+        lanes: dict[str, Lane], club: ClubView) -> None:
+    """Kelly rotation's small balls: the club store keeps each number drawn (the club's copy
+    of the log), while the club's public pages show who drew, never what."""
+    table = lanes["lane-1"].table
+    await table.record("start", "operator", {"game": "kelly-rotation",
+                                             "players": ["Ann", "Bob"], "options": {}})
+    drawn = [await table.record("event", "operator", {"event": {
+        "type": "private", "player": player, "number": number}})
+        for player, number in (("Ann", 13), ("Bob", 11))]
+    await table.record("event", "operator", {"event": {
+        "type": "pocket", "ball": 1, "pocket": "foot-left"}})
+    await table.record("event", "operator", {"event": {"type": "stroke", "path": ["1"]}})
+    await until(lambda: converged(club, lanes), "the club to store every entry")
+    stored = {e.seq: e.body for e in club.mirrors["lane-1"].store.entries()}
+    assert [stored[change.seq] for change in drawn] == [
+        {"event": {"type": "private", "player": "Ann", "number": 13}},
+        {"event": {"type": "private", "player": "Bob", "number": 11}}]
+    transport = httpx.ASGITransport(app=create_club_app(club))
+    async with httpx.AsyncClient(transport=transport, base_url="http://club") as client:
+        page = (await client.get("/api/club")).json()
+        one = (await client.get("/api/tables/lane-1")).json()
+    [shown] = [t for t in page["tables"] if t["table"] == "lane-1"]
+    for data in (shown, one):
+        game = data["game"]
+        assert game["id"] == "kelly-rotation" and not game["over"]
+        assert game["private_drawn"] == ["Ann", "Bob"]
+        text = json.dumps(data)
+        # The balls on the table are named "13" and "11"; a small ball would be a number.
+        assert re.search(r"(?<![\w\"])1[13](?![\w\"])", text) is None, text
+        assert "private_numbers" not in game
 
 
 async def test_home_assistant_finds_each_tables_score_and_device_health(

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from engine.billiards.kelly import KellyState
 from engine.errors import BadOptionError, IllegalEventError
 from engine.registry import get_game
 from tests.engine.book_vectors import play
@@ -166,9 +167,13 @@ def test_kelly_keeps_the_small_balls_private_and_shows_the_dead() -> None:
     other, _ = play("kelly-rotation", ["Ann", "Bob"], None, [*other_draw, *play_on])
     assert state.snapshot() == other.snapshot()
     assert state.snapshot()["private_drawn"] == ["Ann", "Bob"]
+    assert isinstance(state, KellyState)
+    assert state.disclosed() == {}
     state.apply(state.parse_event({"type": "pocket", "ball": 3, "pocket": "foot-left"}))
     state.apply(state.parse_event({"type": "stroke", "path": ["2"]}))
     assert state.snapshot()["dead"] == ["Bob"]
+    # Bob declares himself dead and surrenders his small ball: its number is known to all.
+    assert state.disclosed() == {"Bob": 3}
 
 
 def test_kelly_waits_for_every_small_ball_before_play() -> None:
