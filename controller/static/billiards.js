@@ -27,6 +27,14 @@ window.hoyleBilliards = (() => {
     ["both", "An object ball touched it and the cue ball moved it"]];
   // What the bottle did that asks what moved it.
   const BOTTLE_MOVED = ["upset", "stood"];
+  // The stroke's `balk`, in the referee's words for the space the game limits (the game's
+  // `balk_space`): balk-line's balk spaces and anchors, or the crotch of the three-ball
+  // laws (French caroms and its variants, the Little Corporal).
+  const BALK_WORDS = {
+    "balk space": "Both object balls in one balk space (or anchor), and left there",
+    crotch: "Both object balls in the crotch (a 4\u00bd-inch square at a corner), and left "
+      + "there",
+  };
 
   function ballColour(name) {
     const n = Number(name);
@@ -218,8 +226,9 @@ window.hoyleBilliards = (() => {
       facts.bottle = strokeFields[strokeFields.length - 1].querySelector("select");
     }
     if (needs.includes("direct")) {
-      // Pin pool, the Spanish game: of the pins down, those the cue ball knocked down before
-      // it struck a ball (the game treats them apart from the pins that fell after).
+      // Pin pool, the Spanish game, the Little Corporal: of the pins down, those the cue ball
+      // knocked down before it struck a ball (the game treats them apart from the pins that
+      // fell after; at the Little Corporal the pin played at direct is a foul).
       const pins = h.list(referee.pins).map(h.str);
       facts.direct = pins.map((pin) => h.el("input", { type: "checkbox", value: pin }));
       const group = h.el("fieldset", { class: "stroke-direct" },
@@ -248,11 +257,13 @@ window.hoyleBilliards = (() => {
       }
     }
     if (needs.includes("balk")) {
-      // Balk-line: the stroke was played with both object balls in one balk space (or
-      // anchor) and left both there; the game's limit of such strokes counts it.
+      // Balk-line, the crotch: the stroke was played with both object balls in the space
+      // the game limits and left both there; the game's limit of such strokes counts it.
       facts.balk = h.el("input", { type: "checkbox" });
-      strokeFields.push(h.el("label", { class: "check" }, facts.balk,
-        " Both object balls in one balk space (or anchor), and left there"));
+      const space = h.str(game.balk_space);
+      const words = Object.hasOwn(BALK_WORDS, space) ? BALK_WORDS[space]
+        : "Both object balls in the space the game limits, and left there";
+      strokeFields.push(h.el("label", { class: "check" }, facts.balk, ` ${words}`));
     }
     const safety = h.el("input", { type: "checkbox" });
     const strokeButton = h.el("button", { type: "submit", text: "Close the stroke" });

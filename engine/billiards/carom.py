@@ -20,6 +20,12 @@ The restricted spaces (the crotch; the balk spaces and anchors of balk-line) are
 by the referee: a stroke's `balk` fact says it was played with both object balls in one
 such space and left both there. The game's limit of such strokes in an inning counts
 them: the stroke that reaches it must drive a ball out, or it is void and the hand is out.
+Balk-line needs `balk` on every stroke. Where the crotch is barred (`CROTCH_TABLE`; the
+Little Corporal's own table) it is one of the table's `sometimes`: a stroke without it
+left the balls out of the crotch, but once the striker's last stroke left them crotched,
+a stroke that counts is refused without it (`balk_owed`): whether it forced a ball out
+decides the stroke, or the next. A referee's `count` carries no `balk`: he applies the
+crotch in his count (0 for a void stroke), as at balk-line.
 The crotch's "41%" inch square (line 2935) is the OCR of 4½; the referee judges it.
 Read with the balk-line rule (two shots, the second must drive a ball out), the crotch's
 "but three counts" makes the third stroke left in the crotch void; a striker's allowance
@@ -30,12 +36,12 @@ only its first sentence is ruled: the stroke is foul, with no count.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from engine.billiards.core import StrokeEvent, TableFacts
+from engine.billiards.core import FACTS, StrokeEvent, TableFacts
 from engine.billiards.table import CueState, Stroke
-from engine.core import JSON, LawRef, Ruling, hoyle_law
+from engine.core import JSON, Event, LawRef, Ruling, hoyle_law
 from engine.errors import BadOptionError, IllegalEventError
 from engine.rules import HouseRules, Option, whole
 
@@ -79,6 +85,14 @@ FAMILY_LAWS: tuple[LawRef, ...] = (*FOUL_LAWS.values(), LAW_OPENING, LAW_CAROM,
                                    LAW_MISS, LAW_GAME, LAW_OFF, LAW_CROTCH)
 #: The three-ball games' table: two whites and a red, no pockets, the referee may count.
 THREE_BALLS = TableFacts((WHITE, SPOT_WHITE, RED), counts=True, pockets=())
+#: The same where the crotch is barred (2934-2940): `balk` says a stroke was played with
+#: the object balls crotched and left them there, needed once they lie there (`balk_owed`).
+CROTCH_TABLE = TableFacts(THREE_BALLS.balls, needs=("path", "balk"), sometimes=("balk",),
+                          counts=True, pockets=())
+#: The restricted spaces a game's `limit()` counts strokes in, as the snapshot's
+#: `balk_space` names them for the referee's form.
+CROTCH = "crotch"
+BALK_SPACE = "balk space"
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +144,10 @@ class CaromState(CueState):
     #: The default `limit()`.
     KEPT_IN: ClassVar[int | None] = 3
     LAW_KEPT_IN: ClassVar[LawRef] = LAW_CROTCH
+    #: The space `limit()` counts strokes in (`CROTCH` or `BALK_SPACE`), and how a ruling
+    #: names it.
+    SPACE: ClassVar[str] = CROTCH
+    SPACE_WORDS: ClassVar[str] = "the crotch"
     LAW_COUNT: ClassVar[LawRef] = LAW_CAROM
     LAW_RED: ClassVar[LawRef] = LAW_OPENING
     LAW_MISS: ClassVar[LawRef] = LAW_MISS
@@ -197,6 +215,24 @@ class CaromState(CueState):
             raise IllegalEventError(f"stroke: the {own} is {self.striker_name}'s own cue ball; "
                                     f"it cannot be in the path of his stroke (unless the "
                                     f"referee calls the wrong ball)")
+        if self.balk_owed(event):
+            raise IllegalEventError(
+                f"stroke: {self.game.name} needs the fact 'balk' ({FACTS['balk']}): "
+                f"{self.striker_name}'s last stroke left the object balls in "
+                f"{self.SPACE_WORDS}, so a stroke that counts must say whether it left them "
+                f"there")
+
+    def balk_owed(self, event: StrokeEvent) -> bool:
+        """Whether this stroke must give `balk`, where the table needs it only sometimes:
+        the striker's last stroke left the object balls in the space (`kept_in`) and this
+        one counts, so whether it left them there too decides it (the limit) or the next
+        (2934-2940). A stroke that makes no count ends the inning and the allowance with it;
+        a referee's `count` is his own count, the limit applied."""
+        if ("balk" not in self.TABLE.sometimes or event.balk is not None
+                or event.points is not None or not self.kept_in or self.limit() is None):
+            return False
+        count = self.counting(replace(self.stroke, facts=event), self.opening)
+        return count is not None and count.points > 0
 
     def rule(self, stroke: Stroke) -> list[Ruling]:
         striker = self.striker_name
@@ -213,12 +249,8 @@ class CaromState(CueState):
             return rulings + self.inning_over()
         if missed:
             return rulings + self.missed(striker) + self.inning_over()
-        if facts.points is not None:
-            count = Count(facts.points, "the referee's count", self.LAW_COUNT)
-        elif opening and self.RED_FIRST and facts.first != RED:
-            count = Count(0, "the opening stroke must strike the red first", self.LAW_RED)
-        else:
-            count = self.counted(stroke)
+        count = self.counting(stroke, opening)
+        assert count is not None
         kept, limit = bool(facts.balk), self.limit()
         if kept and limit is not None and count.points and self.kept_in + 1 >= limit:
             return [*rulings, self.void(striker, limit), *self.inning_over()]
@@ -229,10 +261,22 @@ class CaromState(CueState):
                               f"the inning ends.", count.law))
         return rulings + self.inning_over()
 
+    def counting(self, stroke: Stroke, opening: bool) -> Count | None:
+        """What a stroke makes before the limit of strokes in the space: the referee's count,
+        or the game's law on its path (None: a foul or a miss, which makes no count)."""
+        facts = stroke.facts
+        if stroke.fouls or (facts.path is not None and facts.first is None):
+            return None
+        if facts.points is not None:
+            return Count(facts.points, "the referee's count", self.LAW_COUNT)
+        if opening and self.RED_FIRST and facts.first != RED:
+            return Count(0, "the opening stroke must strike the red first", self.LAW_RED)
+        return self.counted(stroke)
+
     def void(self, striker: str, limit: int) -> Ruling:
-        return Ruling("balk", striker, 0, f"{striker} leaves the object balls in the space "
-                      f"after {limit} stroke{'s' if limit != 1 else ''} there: the stroke is "
-                      f"void and the hand is out.", self.LAW_KEPT_IN)
+        return Ruling("balk", striker, 0, f"{striker} leaves the object balls in "
+                      f"{self.SPACE_WORDS} after {limit} stroke{'s' if limit != 1 else ''} "
+                      f"there: the stroke is void and the hand is out.", self.LAW_KEPT_IN)
 
     def spotted(self, ball: str) -> Ruling:
         where = ("its own spot, else the white spot, else the centre spot" if ball.endswith(RED)
@@ -261,12 +305,32 @@ class CaromState(CueState):
         return [StrokeEvent(path=()), *(StrokeEvent(points=p) for p in self.COUNTS),
                 *(StrokeEvent(path=path, **facts) for path in paths)]
 
+    def legal_events(self) -> list[Event]:
+        """As every cue game's; where the table needs `balk` only sometimes, a stroke that
+        strikes a ball may also leave the object balls crotched, and says whether it did
+        when it must (`balk_owed`)."""
+        events = super().legal_events()
+        if "balk" not in self.TABLE.sometimes:
+            return events
+        told: list[Event] = []
+        for event in events:
+            if isinstance(event, StrokeEvent) and event.balk is None and event.first:
+                kept = [replace(event, balk=True), replace(event, balk=False)]
+                told += kept if self.balk_owed(event) else [event, kept[0]]
+            else:
+                told.append(event)
+        return told
+
     def objects(self) -> list[str]:
         """The striker's object balls."""
         own = self.cue_ball(self.striker_name)
         return [ball for ball in self.TABLE.balls if ball != own]
 
     def details(self) -> JSON:
-        return {"targets": dict(self.targets), "opening": self.opening,
-                "cue_balls": {name: self.cue_ball(name) for name in self.players},
-                "kept_in": self.kept_in}
+        details: JSON = {"targets": dict(self.targets), "opening": self.opening,
+                         "cue_balls": {name: self.cue_ball(name) for name in self.players},
+                         "kept_in": self.kept_in}
+        if self.limit() is not None:
+            # The space whose strokes the game limits: the referee's form words `balk` by it.
+            details["balk_space"] = self.SPACE
+        return details

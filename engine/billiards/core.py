@@ -232,8 +232,11 @@ class TableFacts:
     #: "bottle", "direct", "bottle_by", "balk"): the referee's form asks for each.
     needs: tuple[str, ...] = ("path",)
     #: Of `needs`, those a stroke needs only now and then (`direct` when pins fell on a
-    #: stroke that struck a ball; `bottle_by` when the bottle was upset or stood): the game
-    #: says when, refusing a stroke that lacks one then (its `check_stroke`).
+    #: stroke that struck a ball; `bottle_by` when the bottle was upset or stood; `balk`
+    #: where the crotch is barred, on a counting stroke once the object balls lie crotched):
+    #: the game says when, refusing a stroke that lacks one then (its `check_stroke`). At
+    #: the Little Corporal `direct` is the referee's call of a foul (the pin played at
+    #: direct): a stroke without it struck a ball first, and is not refused.
     sometimes: tuple[str, ...] = ()
     #: Whether a referee's `count` may close a stroke (carom tables).
     counts: bool = False

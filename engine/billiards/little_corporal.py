@@ -10,7 +10,16 @@ as down (rules 2-3). The game is generally 100 points (rule 4).
 
 Readings (docs/billiards/little-corporal.md): a stroke that knocks the pin down with the
 cue ball before it strikes a ball (the referee's `direct`) is foul: no count, and the
-inning ends; a carom and the pin on one stroke count six.
+inning ends; a carom and the pin on one stroke count six. The three-ball game's crotch
+(2934-2940) is barred here too, as its laws govern.
+
+Stroke facts (`TABLE`): `path` and `pins` on every stroke but a clean miss; `direct` and
+`balk` only on some, so they are the table's `sometimes` and the referee's form asks for
+both. `direct` applies when the pin fell on a stroke that struck a ball; playing at the
+pin direct is a foul the referee calls, so a stroke without it is one where a ball was
+struck first (as the book vectors and the docs transcript close such strokes). `balk` is
+needed on a counting stroke once the striker's last stroke left the object balls crotched
+(`CaromState.balk_owed`); the engine refuses such a stroke without it, naming it.
 """
 
 from __future__ import annotations
@@ -44,8 +53,9 @@ class LittleCorporalState(CaromState):
     """A game of the little corporal in progress: each stroke says whether the pin fell."""
 
     rules: LittleCorporalRules
-    TABLE: ClassVar[TableFacts] = TableFacts(THREE_BALLS.balls, pins=(PIN,),
-                                             needs=("path", "pins"), counts=True, pockets=())
+    TABLE: ClassVar[TableFacts] = TableFacts(
+        THREE_BALLS.balls, pins=(PIN,), needs=("path", "pins", "direct", "balk"),
+        sometimes=("direct", "balk"), counts=True, pockets=())
     COUNTS: ClassVar[tuple[int, ...]] = (0, 1, PIN_POINTS, PIN_POINTS + 1)
     LAW_COUNT: ClassVar[LawRef] = LAW_PIN
     LAW_END: ClassVar[LawRef] = LAW_GAME

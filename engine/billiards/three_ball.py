@@ -25,6 +25,10 @@ Readings (docs/billiards/<id>.md):
   the cushion carom game (3037-3041) make it one or more, the default;
 - a foul bank shot makes no count and ends the inning, as the general laws' fouls do
   (2614-2616); it is not scored as a miss;
+- French caroms, cushion caroms and bank shots bar the crotch (2934-2940, the three-ball
+  carom laws): `balk` says a stroke left both object balls crotched, and is needed once
+  the striker's last stroke left them there (engine/billiards/carom.py); balk-line's
+  stricter rule governs its own table, and needs `balk` on every stroke;
 - the OCR prints the anchor's width as "34 inches" (line 3013): read 3½ inches, half its
   7-inch length, as the catalogue recommends; the referee judges the anchor, so the
   reading only names it.
@@ -36,6 +40,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.billiards.carom import (
+    BALK_SPACE,
+    CROTCH_TABLE,
     FAMILY_LAWS,
     RED,
     THREE_BALLS,
@@ -63,8 +69,10 @@ LAW_BANK = hoyle_law(2578, 2583, "Bank-shot billiards: a cushion before the obje
 
 
 class FrenchCaromState(CaromState):
-    """A game of French caroms (straight rail) in progress."""
+    """A game of French caroms (straight rail) in progress: the crotch is barred, so a
+    stroke says when it left the object balls crotched (`balk`, needed once they lie there)."""
 
+    TABLE: ClassVar[TableFacts] = CROTCH_TABLE
     LAW_COUNT: ClassVar[LawRef] = LAW_FRENCH_CAROM
     LAW_RED: ClassVar[LawRef] = LAW_FRENCH_OPENING
     LAW_MISS: ClassVar[LawRef] = LAW_FRENCH_MISS
@@ -95,6 +103,8 @@ class BalkLineState(FrenchCaromState):
     TABLE: ClassVar[TableFacts] = TableFacts(THREE_BALLS.balls, needs=("path", "balk"),
                                              counts=True, pockets=())
     LAW_KEPT_IN: ClassVar[LawRef] = LAW_BALK
+    SPACE: ClassVar[str] = BALK_SPACE
+    SPACE_WORDS: ClassVar[str] = "the space"
 
     def limit(self) -> int | None:
         return self.rules.shots

@@ -4,7 +4,8 @@ itself, the referee enters a ball pocketed, a private number (which the history 
 signed-in operator alone), a ball spotted, a star and a pool proclaimed through the
 referee's controls, and closes strokes with the facts only some
 games ask: the pins knocked down before a ball was struck (pin pool), what moved the bottle
-(bottle pool) and the object balls kept in a balk space (balk-line)."""
+(bottle pool), the object balls kept in a balk space (balk-line) or left in the crotch
+(French caroms), and the pin played at direct (the Little Corporal)."""
 
 from __future__ import annotations
 
@@ -483,3 +484,84 @@ def test_the_referee_says_the_object_balls_were_kept_in_a_balk_space(
         {"type": "stroke", "path": ["red", "spot-white"], "balk": True},
         {"type": "stroke", "path": ["red", "spot-white"], "balk": True},
         {"type": "stroke", "path": ["red", "white"], "balk": False}]
+
+
+def test_the_referee_says_the_object_balls_were_left_in_the_crotch(
+        quiet: Served, context: BrowserContext) -> None:
+    """French caroms bar the crotch (Hoyle 1940, lines 2934-2940): "but three counts are
+    allowed unless one or both object balls be forced out of the crotch"."""
+    start(quiet, "french-caroms", ["Ann", "Bob"])
+    page = referee(context, quiet)
+    stroke = control(page, "Stroke")
+    contacts = stroke.get_by_label("Cue ball's contacts")
+    # The crotch is a corner's space, not balk-line's: the form says so.
+    crotch = stroke.get_by_label("Both object balls in the crotch (a 4\u00bd-inch square at a "
+                                 "corner), and left there")
+    expect(stroke.get_by_text("balk space")).to_have_count(0)
+    # Ann's first two caroms leave both object balls crotched: they count...
+    contacts.fill("red, spot-white")
+    crotch.check()
+    close_stroke(page, stroke)
+    ruled(page, "Ann: a carom off the red and the spot-white, 1; Ann plays on.", 0, "1")
+    close_stroke(page, stroke)
+    ruled(page, "Ann: a carom off the red and the spot-white, 1; Ann plays on.", 0, "2")
+    # (the table will not rule a counting stroke now that does not say where it left them)
+    with quiet.api() as client:
+        refused = client.post("/api/events", headers=OPERATOR, json={
+            "event": {"type": "stroke", "path": ["red", "spot-white"]}})
+    assert refused.status_code == 409
+    assert "needs the fact 'balk'" in refused.json()["detail"]
+    # ...her third leaves them there too: it is void and the hand is out.
+    close_stroke(page, stroke)
+    ruled(page, "Ann leaves the object balls in the crotch after 3 strokes there: the stroke "
+          "is void and the hand is out.", 0, "2")
+    expect(page.locator("#billiards-ruling .law-source")).to_have_text(
+        "Three-ball carom laws, 11: the crotch allows but three counts (lines 2934-2940)")
+    # Bob's carom forces a ball out of the crotch: it counts.
+    crotch.uncheck()
+    contacts.fill("red, white")
+    close_stroke(page, stroke)
+    ruled(page, "Bob: a carom off the red and the white, 1; Bob plays on.", 1, "1")
+    assert strokes_logged(quiet) == [
+        {"type": "stroke", "path": ["red", "spot-white"], "balk": True},
+        {"type": "stroke", "path": ["red", "spot-white"], "balk": True},
+        {"type": "stroke", "path": ["red", "spot-white"], "balk": True},
+        {"type": "stroke", "path": ["red", "white"], "balk": False}]
+
+
+def test_the_referee_says_the_little_corporal_s_pin_was_played_at_direct(
+        quiet: Served, context: BrowserContext) -> None:
+    """The Little Corporal (Hoyle 1940, lines 15310-15316): the pin down scores five, but a
+    ball must be hit before it; playing at the pin direct is not allowed."""
+    start(quiet, "little-corporal", ["Ann", "Bob"])
+    page = referee(context, quiet)
+    stroke = control(page, "Stroke")
+    direct = stroke.get_by_role(
+        "group", name="Pins the cue ball knocked down before it struck a ball")
+    expect(direct.get_by_role("checkbox")).to_have_count(1)
+    # The three-ball game's crotch is barred here too, and asked in its own words.
+    expect(stroke.get_by_label("Both object balls in the crotch (a 4\u00bd-inch square at a "
+                               "corner), and left there")).not_to_be_checked()
+    contacts = stroke.get_by_label("Cue ball's contacts")
+    pins = stroke.get_by_label("Pins knocked down")
+    # Ann's carom, the red then knocking the pin down: six, and she plays on.
+    contacts.fill("red, spot-white")
+    pins.fill("pin")
+    close_stroke(page, stroke)
+    ruled(page, "Ann: a carom off the red and the spot-white and the pin down (it is set up "
+          "where it fell), 6; Ann plays on.", 0, "6")
+    # Her cue ball knocks the pin down before it strikes the red: a foul, no count.
+    contacts.fill("red")
+    direct.get_by_label("pin", exact=True).check()
+    close_stroke(page, stroke)
+    ruled(page, "Ann: the cue ball knocked the pin down before it struck a ball: playing at "
+          "the pin direct is not allowed; no count, the inning ends.", 0, "6")
+    expect(page.locator("#billiards-ruling .law-source")).to_have_text(
+        "Little corporal, rule 1: a ball before the pin; no playing at the pin direct "
+        "(lines 15315-15316)")
+    assert view(quiet)["game"]["striker"] == "Bob"
+    assert strokes_logged(quiet) == [
+        {"type": "stroke", "path": ["red", "spot-white"], "pins": ["pin"], "direct": [],
+         "balk": False},
+        {"type": "stroke", "path": ["red"], "pins": ["pin"], "direct": ["pin"],
+         "balk": False}]

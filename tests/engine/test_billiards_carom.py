@@ -10,8 +10,11 @@ from typing import Any
 
 import pytest
 
+from engine.billiards.carom import CaromState
+from engine.billiards.core import StrokeEvent
+from engine.billiards.table import CueState
 from engine.errors import BadOptionError, IllegalEventError
-from engine.registry import get_game
+from engine.registry import all_games, get_game
 from tests.engine.book_vectors import play
 
 CAROM = "french-caroms"
@@ -151,3 +154,170 @@ def test_a_ruling_on_a_ball_off_says_where_it_is_spotted() -> None:
     spot = next(r for r in operation.rulings if r.kind == "spot")
     assert "its own spot" in spot.text and spot.law.lines == (2864, 2883)
     assert "red" in state.snapshot()["table"]["on"]
+
+
+# -- the facts some strokes need: the crotch's `balk`, the Little Corporal's `direct` ----------
+
+#: The games that bar the crotch (lines 2934-2940: "when so crotched, but three counts are
+#: allowed unless one or both object balls be forced out of the crotch"): the three-ball
+#: carom laws govern French caroms and its variants, and the Little Corporal (15302-15304,
+#: "the regular Three-ball Carom Game with a small pin added").
+CROTCH_GAMES = ["french-caroms", "cushion-caroms", "bank-shot-billiards", "little-corporal"]
+#: A counting stroke at each (a cushion first at bank shots, one at cushion caroms), with the
+#: facts the game needs on every stroke.
+COUNTING: dict[str, dict[str, Any]] = {
+    "french-caroms": {"type": "stroke", "path": ["red", "spot-white"]},
+    "cushion-caroms": {"type": "stroke", "path": ["red", "cushion", "spot-white"]},
+    "bank-shot-billiards": {"type": "stroke", "path": ["cushion", "red", "spot-white"]},
+    "little-corporal": {"type": "stroke", "path": ["red", "spot-white"], "pins": []},
+}
+
+
+def crotched(game_id: str) -> dict[str, Any]:
+    """Ann's counting stroke that left both object balls in the crotch."""
+    return {**COUNTING[game_id], "balk": True}
+
+
+def test_every_carom_game_that_limits_a_space_declares_balk() -> None:
+    for game in all_games():
+        if game.family != "carom-billiards":
+            continue
+        state = game.new_state(players_for(game.id))
+        assert isinstance(state, CaromState)
+        limited = state.limit() is not None
+        assert ("balk" in state.TABLE.needs) is limited, game.id
+        # The snapshot names the space, and the referee's form words `balk` by it.
+        assert state.snapshot().get("balk_space") == (
+            None if not limited else "balk space" if game.id == "balk-line-billiards"
+            else "crotch"), game.id
+
+
+@pytest.mark.parametrize("game_id", CROTCH_GAMES)
+def test_the_crotch_s_balk_is_declared_as_needed_only_sometimes(game_id: str) -> None:
+    state = get_game(game_id).new_state(["Ann", "Bob"])
+    assert isinstance(state, CueState)
+    assert "balk" in state.TABLE.needs and "balk" in state.TABLE.sometimes
+    [wait] = [a for a in state.awaiting() if a.fact == "stroke"]
+    assert wait.detail.endswith("balk where it applies)")
+    # Until a stroke leaves the balls crotched, a stroke without it did not: it counts.
+    operation = state.apply(state.parse_event(COUNTING[game_id]))
+    assert [r.kind for r in operation.rulings] == ["carom"]
+
+
+@pytest.mark.parametrize("game_id", CROTCH_GAMES)
+def test_a_counting_stroke_after_the_balls_were_left_crotched_must_give_balk(
+        game_id: str) -> None:
+    """Lines 2934-2940: once crotched, whether a stroke forced a ball out decides it."""
+    state, _ = play(game_id, ["Ann", "Bob"], None, [crotched(game_id)])
+    before = state.save()
+    with pytest.raises(IllegalEventError, match=(
+            r"needs the fact 'balk' \(whether the stroke was played with both object balls "
+            r".*\): Ann's last stroke left the object balls in the crotch")):
+        state.apply(state.parse_event(COUNTING[game_id]))
+    assert state.save() == before
+
+
+@pytest.mark.parametrize("game_id", CROTCH_GAMES)
+@pytest.mark.parametrize("closing", [
+    {"type": "stroke", "path": []},  # a miss: one for Bob, the inning ends
+    {"type": "stroke", "path": ["red"]},  # no carom: the inning ends
+    {"type": "count", "points": 1},  # the referee's own count, the crotch applied
+], ids=["miss", "no-count", "referee-count"])
+def test_a_stroke_the_crotch_cannot_touch_goes_through_without_balk(
+        game_id: str, closing: dict[str, Any]) -> None:
+    if "pins" in COUNTING[game_id] and closing["type"] == "stroke" and closing["path"]:
+        closing = {**closing, "pins": []}
+    state, _ = play(game_id, ["Ann", "Bob"], None, [crotched(game_id), closing])
+    assert state.strokes == 2
+
+
+@pytest.mark.parametrize("game_id", CROTCH_GAMES)
+def test_the_third_count_left_in_the_crotch_is_void_and_the_hand_is_out(
+        game_id: str) -> None:
+    """Lines 2934-2940: "but three counts are allowed unless one or both object balls be
+    forced out of the crotch. In case of failure the player's hand is out"."""
+    state, _ = play(game_id, ["Ann", "Bob"], None, [crotched(game_id)] * 2)
+    assert isinstance(state, CueState)
+    operation = state.apply(state.parse_event(crotched(game_id)))
+    [void] = operation.rulings
+    assert (void.kind, void.who, void.amount) == ("balk", "Ann", 0)
+    assert void.text == ("Ann leaves the object balls in the crotch after 3 strokes there: "
+                         "the stroke is void and the hand is out.")
+    assert void.law.lines == (2934, 2940)
+    snapshot = state.snapshot()
+    assert snapshot["striker"] == "Bob" and snapshot["sheet"][0]["total"] == 2
+    # Bob's allowance starts afresh: his first stroke needs no balk.
+    state.apply(state.parse_event({**COUNTING[game_id], "path": [
+        "white" if c == "spot-white" else c for c in COUNTING[game_id]["path"]]}))
+    assert state.snapshot()["sheet"][1]["total"] == 1
+
+
+@pytest.mark.parametrize("game_id", CROTCH_GAMES)
+def test_a_ball_forced_out_of_the_crotch_counts_and_the_allowance_starts_again(
+        game_id: str) -> None:
+    state, _ = play(game_id, ["Ann", "Bob"], None,
+                    [crotched(game_id)] * 2 + [{**COUNTING[game_id], "balk": False}])
+    snapshot = state.snapshot()
+    assert (snapshot["sheet"][0]["total"], snapshot["kept_in"]) == (3, 0)
+    # Forced out, the balls no longer lie crotched: the next stroke needs no balk again.
+    state.apply(state.parse_event(COUNTING[game_id]))
+    assert state.snapshot()["sheet"][0]["total"] == 4
+
+
+@pytest.mark.parametrize("game_id", CROTCH_GAMES)
+def test_the_table_offers_only_crotch_strokes_that_say_balk_when_it_must(
+        game_id: str) -> None:
+    state, _ = play(game_id, ["Ann", "Bob"], None, [crotched(game_id)])
+    assert isinstance(state, CaromState)
+    strokes = [e for e in state.legal_events() if isinstance(e, StrokeEvent)]
+    assert any(e.balk for e in strokes) and any(e.balk is False for e in strokes)
+    for event in strokes:
+        assert not state.balk_owed(event), event
+    before = state.save()
+    for event in strokes:
+        trial = get_game(game_id).load(before)
+        trial.apply(trial.parse_event(event.to_json()))
+
+
+def test_the_little_corporal_asks_whether_the_pin_was_played_at_direct() -> None:
+    state = get_game("little-corporal").new_state(["Ann", "Bob"])
+    assert isinstance(state, CueState)
+    assert state.TABLE.needs == ("path", "pins", "direct", "balk")
+    assert state.TABLE.sometimes == ("direct", "balk")
+    [wait] = [a for a in state.awaiting() if a.fact == "stroke"]
+    assert wait.detail == ("the end of the stroke, with path, pins (and direct, balk where it "
+                           "applies)")
+
+
+def test_the_pin_played_at_direct_is_a_foul() -> None:
+    """Lines 15315-15316: "A ball must be hit by the cue-ball before the pin can be scored;
+    playing at the pin direct is not allowed"."""
+    state = get_game("little-corporal").new_state(["Ann", "Bob"])
+    operation = state.apply(state.parse_event(
+        {"type": "stroke", "path": ["red", "spot-white"], "pins": ["pin"], "direct": ["pin"]}))
+    [foul] = operation.rulings
+    assert (foul.kind, foul.who, foul.amount) == ("foul", "Ann", 0)
+    assert foul.text == ("Ann: the cue ball knocked the pin down before it struck a ball: "
+                         "playing at the pin direct is not allowed; no count, the inning ends.")
+    assert foul.law.lines == (15315, 15316)
+    assert state.snapshot()["striker"] == "Bob"
+
+
+@pytest.mark.parametrize(("direct", "points"), [([], 6), (None, 6)])
+def test_the_pin_down_after_a_ball_scores_five(direct: list[str] | None, points: int) -> None:
+    """Lines 15310-15313: the pin down scores five, with the carom six. `direct` is the
+    referee's call of the foul: a stroke without it struck a ball first (the book vectors
+    close such strokes without it)."""
+    stroke: dict[str, Any] = {"type": "stroke", "path": ["red", "spot-white"], "pins": ["pin"]}
+    if direct is not None:
+        stroke["direct"] = direct
+    state, kinds = play("little-corporal", ["Ann", "Bob"], None, [stroke])
+    assert kinds == {"carom"}
+    assert state.snapshot()["sheet"][0]["total"] == points
+
+
+def test_direct_names_only_the_pin_knocked_down() -> None:
+    state = get_game("little-corporal").new_state(["Ann", "Bob"])
+    with pytest.raises(IllegalEventError, match="direct must list pins among those knocked "
+                                                "down"):
+        state.parse_event({"type": "stroke", "path": ["red"], "pins": [], "direct": ["pin"]})
