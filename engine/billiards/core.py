@@ -233,7 +233,8 @@ class TableFacts:
     needs: tuple[str, ...] = ("path",)
     #: Of `needs`, those a stroke needs only now and then (`direct` when pins fell on a
     #: stroke that struck a ball; `bottle_by` when the bottle was upset or stood; `balk`
-    #: where the crotch is barred, on a counting stroke once the object balls lie crotched):
+    #: where the crotch is barred, on a counting stroke once the object balls lie crotched;
+    #: `driven` at three-cushion, on a safety whose cue ball met no cushion after the ball):
     #: the game says when, refusing a stroke that lacks one then (its `check_stroke`). At
     #: the Little Corporal `direct` is the referee's call of a foul (the pin played at
     #: direct): a stroke without it struck a ball first, and is not refused.
@@ -279,7 +280,9 @@ def parse_stroke(data: Mapping[str, Any], table: TableFacts, game: str) -> Strok
     if not isinstance(safety, bool):
         raise IllegalEventError(f"stroke: safety must be true or false, not {safety!r}")
     driven = _whole(data, "driven", "stroke", 0, len(table.balls))
-    if missed and driven is None and "driven" in table.needs:
+    if missed and driven is None and "driven" in table.needs and "driven" not in table.sometimes:
+        # Where every stroke needs it, a clean miss drove none; where only some do
+        # (three-cushion's safety), a miss is not one of them and is kept as it was told.
         driven = 0
     direct = data.get("direct")
     if direct is not None:

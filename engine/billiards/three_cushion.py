@@ -12,6 +12,16 @@ safety number one (rule 12). The wrong ball is a foul: the striker keeps the poi
 made before the stroke and is penalized a safety (rule 17). Every forfeit is deducted
 "if and when a score is made" (rule 16).
 
+Stroke facts (`TABLE`): `path` on every stroke (or the referee's `count`), and `driven`
+(object balls driven to a cushion) only on some, so it is the table's `sometimes` and the
+referee's form asks for it: rule 9 reads it on a deliberate safety whose cue ball met no
+cushion after the object ball, the one stroke where it decides the ruling (the safety is
+legal only if it forced an object ball to a cushion). The engine refuses such a safety
+without it, naming the fact (`driven_owed`); every other stroke (a count, a miss, a safety
+whose cue ball touched a cushion after the ball, a safety miss, a stroke the referee calls
+a foul on) goes through without it, as the book vectors and the docs transcript close
+them.
+
 Readings (docs/billiards/three-cushion-billiards.md):
 - rule 16: a penalty comes off the points the player has; what he cannot pay he owes,
   and it comes off his next points, so a score never goes below nought (option
@@ -36,11 +46,12 @@ from typing import ClassVar
 from engine.billiards.carom import (
     FAMILY_LAWS,
     RED,
+    THREE_BALLS,
     CaromRules,
     CaromState,
     Count,
 )
-from engine.billiards.core import CUSHION, StrokeEvent
+from engine.billiards.core import CUSHION, FACTS, StrokeEvent, TableFacts
 from engine.billiards.table import CueGame, Stroke
 from engine.core import JSON, LawRef, Ruling, hoyle_law
 from engine.errors import IllegalEventError
@@ -78,6 +89,10 @@ class ThreeCushionState(CaromState):
     """A game of three-cushion caroms in progress."""
 
     rules: ThreeCushionRules
+    #: Rule 9 (3115-3119): `driven` decides a safety whose cue ball met no cushion after the
+    #: object ball, and nothing else (`driven_owed`).
+    TABLE: ClassVar[TableFacts] = TableFacts(THREE_BALLS.balls, needs=("path", "driven"),
+                                             sometimes=("driven",), counts=True, pockets=())
     LAW_COUNT: ClassVar[LawRef] = LAW_COUNT
     LAW_MISS: ClassVar[LawRef] = LAW_NO_MISS
     MISS_POINTS: ClassVar[int] = 0
@@ -106,11 +121,19 @@ class ThreeCushionState(CaromState):
         if len(event.struck()) >= 2 and event.cushions_before(event.struck()[1]) >= CUSHIONS:
             raise IllegalEventError("stroke: a counting carom is not a deliberate safety; "
                                     "report it without safety")
-        if not event.cushion_after_contact and event.driven is None:
-            raise IllegalEventError("stroke: three-cushion-billiards needs the fact 'driven' "
-                                    "for a safety whose cue ball met no cushion after the "
-                                    "object ball (how many object balls were driven to a "
-                                    "cushion)")
+        if self.driven_owed(event):
+            raise IllegalEventError(
+                f"stroke: {self.game.name} needs the fact 'driven' ({FACTS['driven']}) for a "
+                f"deliberate safety whose cue ball met no cushion after the object ball: it "
+                f"is legal only if it forced an object ball to a cushion (rule 9)")
+
+    def driven_owed(self, event: StrokeEvent) -> bool:
+        """Whether this stroke must give `driven` (rule 9, 3115-3119): a deliberate safety
+        that struck a ball, whose cue ball touched no cushion after it, is legal only if it
+        forced an object ball against a cushion. A stroke the referee calls a foul on is
+        ruled as a foul, not as a safety, so it needs none."""
+        return (event.safety and event.first is not None and event.driven is None
+                and not event.cushion_after_contact and not self.stroke.fouls)
 
     def rule(self, stroke: Stroke) -> list[Ruling]:
         striker = self.striker_name
@@ -177,7 +200,8 @@ class ThreeCushionState(CaromState):
         other = next(ball for ball in self.objects() if ball != RED)
         return [*self.carom_closings((RED, CUSHION, CUSHION, CUSHION, other),
                                      (CUSHION, other, CUSHION, CUSHION, RED)),
-                StrokeEvent(path=(RED, CUSHION), safety=True)]
+                StrokeEvent(path=(RED, CUSHION), safety=True),
+                StrokeEvent(path=(RED,), driven=1, safety=True)]
 
     def details(self) -> JSON:
         return {**super().details(), "safeties_in_row": dict(self.safeties),

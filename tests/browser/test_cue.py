@@ -5,7 +5,8 @@ signed-in operator alone), a ball spotted, a star and a pool proclaimed through 
 referee's controls, and closes strokes with the facts only some
 games ask: the pins knocked down before a ball was struck (pin pool), what moved the bottle
 (bottle pool), the object balls kept in a balk space (balk-line) or left in the crotch
-(French caroms), and the pin played at direct (the Little Corporal)."""
+(French caroms), the pin played at direct (the Little Corporal) and the balls a safety drove
+to a cushion (three-cushion caroms)."""
 
 from __future__ import annotations
 
@@ -565,3 +566,49 @@ def test_the_referee_says_the_little_corporal_s_pin_was_played_at_direct(
          "balk": False},
         {"type": "stroke", "path": ["red"], "pins": ["pin"], "direct": ["pin"],
          "balk": False}]
+
+
+def test_the_referee_says_what_a_three_cushion_safety_drove_to_a_cushion(
+        quiet: Served, context: BrowserContext) -> None:
+    """Three-cushion caroms, rule 9 (Hoyle 1940, lines 3115-3119): "Playing deliberately for
+    safety a striker must make the cue ball strike an object ball and then touch a cushion,
+    or force the object ball against a cushion. Failure to do so will cause one point to be
+    deducted from his score"; one deliberate safety is free (rule 10, 3122-3123)."""
+    start(quiet, "three-cushion-billiards", ["Ann", "Bob"])
+    for _ in range(2):
+        send(quiet, {"type": "count", "points": 1})
+    page = referee(context, quiet)
+    stroke = control(page, "Stroke")
+    contacts = stroke.get_by_label("Cue ball's contacts")
+    driven = stroke.get_by_label("Balls driven to a cushion")
+    safety = stroke.get_by_label("Safety declared")
+    assert view(quiet)["game"]["referee"]["needs"] == ["path", "driven"]
+    # (the table will not rule a safety whose cue ball met no cushion after the red without
+    # being told whether a ball was driven to one)
+    with quiet.api() as client:
+        refused = client.post("/api/events", headers=OPERATOR, json={
+            "event": {"type": "stroke", "path": ["red"], "safety": True}})
+    assert refused.status_code == 409
+    assert "needs the fact 'driven'" in refused.json()["detail"]
+    # Ann's safety: the cue ball stops on the red, which it forces against a cushion. Her
+    # first safety, and a legal one: no penalty, and Bob plays.
+    contacts.fill("red")
+    driven.fill("1")
+    safety.check()
+    close_stroke(page, stroke)
+    ruled(page, "Ann plays a deliberate safety, his first: no penalty.", 0, "2")
+    # Bob's safety drives no ball to a cushion: a point, which he owes until he scores.
+    expect(safety).to_be_checked()
+    driven.fill("0")
+    close_stroke(page, stroke)
+    ruled(page, "Bob's safety brings no ball to a cushion: forfeits 1; he owes 1 until he "
+          "scores.", 1, "0")
+    expect(page.locator("#billiards-ruling .law-source")).to_have_text(
+        "Three-cushion rule 9: a deliberate safety must strike a ball and then a cushion, or "
+        "drive a ball to one (lines 3115-3119)")
+    game = view(quiet)["game"]
+    assert (game["striker"], game["owed"], game["safeties_in_row"]) == (
+        "Ann", {"Ann": 0, "Bob": 1}, {"Ann": 1, "Bob": 1})
+    assert strokes_logged(quiet) == [
+        {"type": "stroke", "path": ["red"], "driven": 1, "safety": True},
+        {"type": "stroke", "path": ["red"], "driven": 0, "safety": True}]

@@ -48,7 +48,8 @@ BAD_EVENTS: list[tuple[str, list[dict[str, Any]], dict[str, Any], str]] = [
      "stroke pins: ball 'king' is not in the set"),
     ("little-corporal", [], {"type": "count", "points": 3}, "scores 0, 1, 5, 6, not 3"),
     ("three-cushion-billiards", [], {"type": "stroke", "path": ["red"], "safety": True},
-     "needs the fact 'driven' for a safety"),
+     r"needs the fact 'driven' \(how many object balls were driven to a cushion\) for a "
+     r"deliberate safety"),
     ("three-cushion-billiards", [],
      {"type": "stroke", "path": ["red", "cushion", "cushion", "cushion", "spot-white"],
       "safety": True}, "a counting carom is not a deliberate safety"),
@@ -321,3 +322,93 @@ def test_direct_names_only_the_pin_knocked_down() -> None:
     with pytest.raises(IllegalEventError, match="direct must list pins among those knocked "
                                                 "down"):
         state.parse_event({"type": "stroke", "path": ["red"], "pins": [], "direct": ["pin"]})
+
+
+# -- three-cushion's `driven`: asked for, needed only on some safeties -----------------------
+
+THREE_CUSHION = "three-cushion-billiards"
+#: Rule 9 (Hoyle 1940, lines 3115-3119): "Playing deliberately for safety a striker must make
+#: the cue ball strike an object ball and then touch a cushion, or force the object ball
+#: against a cushion. Failure to do so will cause one point to be deducted from his score."
+SAFETY_RULE = (3115, 3119)
+#: A safety whose cue ball struck the red and touched no cushion after it: whether the red
+#: (or another object ball) reached a cushion decides it.
+NO_CUSHION_AFTER = {"type": "stroke", "path": ["red"], "safety": True}
+
+
+def test_three_cushion_declares_driven_as_needed_only_sometimes() -> None:
+    state = get_game(THREE_CUSHION).new_state(["Ann", "Bob"])
+    assert isinstance(state, CueState)
+    # The referee's form asks for what `needs` names (controller/static/billiards.js).
+    assert state.TABLE.needs == ("path", "driven")
+    assert state.TABLE.sometimes == ("driven",)
+    [wait] = [a for a in state.awaiting() if a.fact == "stroke"]
+    assert wait.detail == "the end of the stroke, with path (and driven where it applies)"
+
+
+def test_a_safety_with_no_cushion_after_the_ball_must_say_what_it_drove() -> None:
+    """Rule 9 (3115-3119): without `driven` the table cannot tell a legal safety from one
+    that costs a point, so it refuses the stroke, naming the fact, and keeps the log."""
+    state, _ = play(THREE_CUSHION, ["Ann", "Bob"], None, [{"type": "count", "points": 1}])
+    before = state.save()
+    with pytest.raises(IllegalEventError, match=(
+            r"^stroke: Three-Cushion Carom Billiards needs the fact 'driven' \(how many "
+            r"object balls were driven to a cushion\) for a deliberate safety whose cue ball "
+            r"met no cushion after the object ball: it is legal only if it forced an object "
+            r"ball to a cushion \(rule 9\)$")):
+        state.apply(state.parse_event(NO_CUSHION_AFTER))
+    assert state.save() == before
+
+
+@pytest.mark.parametrize(("driven", "amount", "text", "total"), [
+    (1, 0, "Ann plays a deliberate safety, his first: no penalty.", 2),
+    (0, -1, "Ann's safety brings no ball to a cushion: forfeits 1.", 1),
+])
+def test_what_the_safety_drove_decides_it(driven: int, amount: int, text: str,
+                                          total: int) -> None:
+    """Rule 9 (3115-3119): "or force the object ball against a cushion"; rule 10
+    (3122-3123): the first deliberate safety is free."""
+    state, _ = play(THREE_CUSHION, ["Ann", "Bob"], None, [{"type": "count", "points": 1}] * 2)
+    operation = state.apply(state.parse_event({**NO_CUSHION_AFTER, "driven": driven}))
+    [ruling] = operation.rulings
+    assert (ruling.kind, ruling.who, ruling.amount, ruling.text) == ("safety", "Ann", amount,
+                                                                      text)
+    assert ruling.law.lines == (SAFETY_RULE if driven == 0 else (3122, 3128))
+    snapshot = state.snapshot()
+    assert snapshot["sheet"][0]["total"] == total and snapshot["striker"] == "Bob"
+    assert snapshot["safeties_in_row"] == {"Ann": 1, "Bob": 0}
+
+
+@pytest.mark.parametrize(("before", "closing", "kinds"), [
+    # A count (rules 2-6), a failed carom and an honest miss (rule 15): no safety at all.
+    ([], {"type": "stroke", "path": ["red", "cushion", "cushion", "cushion", "spot-white"]},
+     {"carom"}),
+    ([], {"type": "stroke", "path": ["red"]}, {"no-count"}),
+    ([], {"type": "stroke", "path": []}, {"miss"}),
+    ([], {"type": "stroke", "path": ["cushion", "cushion", "cushion"]}, {"miss"}),
+    # The cue ball touched a cushion after the ball: rule 9 is met whatever it drove.
+    ([], {"type": "stroke", "path": ["red", "cushion"], "safety": True}, {"safety"}),
+    # A deliberate safety miss (rule 12, 3131-3135) strikes no ball: nothing was driven.
+    ([], {"type": "stroke", "path": [], "safety": True}, {"safety"}),
+    # The wrong ball (rule 17, 3168-3172): ruled as that foul, not as the safety.
+    ([{"type": "foul", "kind": "wrong-ball"}], NO_CUSHION_AFTER, {"foul"}),
+], ids=["carom", "no-count", "miss", "cushions-only", "safety-cushion-after", "safety-miss",
+        "wrong-ball"])
+def test_a_stroke_driven_cannot_decide_goes_through_without_it(
+        before: list[dict[str, Any]], closing: dict[str, Any], kinds: set[str]) -> None:
+    state, _ = play(THREE_CUSHION, ["Ann", "Bob"], None, before)
+    operation = state.apply(state.parse_event(closing))
+    assert {r.kind for r in operation.rulings} == kinds
+    # The stroke is logged as the referee told it: a miss is not given a `driven` of its own.
+    assert operation.event.to_json() == closing
+
+
+def test_the_table_offers_only_safeties_that_say_driven_when_they_must() -> None:
+    state = get_game(THREE_CUSHION).new_state(["Ann", "Bob"])
+    assert isinstance(state, CaromState)
+    strokes = [e for e in state.legal_events() if isinstance(e, StrokeEvent)]
+    assert any(e.safety and e.driven is not None for e in strokes)
+    before = state.save()
+    for event in strokes:
+        trial = get_game(THREE_CUSHION).load(before)
+        trial.apply(trial.parse_event(event.to_json()))
