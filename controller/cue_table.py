@@ -103,8 +103,9 @@ class CueTable(Table):
     """A cue table's `Table`: its view says what the game awaits and what the referee gives.
 
     The view's game gains `awaiting` (each fact the next ruling needs and who supplies
-    it: the balls still to be named first), `referee` (the game's stroke facts, fouls,
-    calls, balls and pockets, for the referee's controls) and, in a game played for
+    it: the balls still to be named first), `referee` (the game's stroke facts, `needs`,
+    and of them the `sometimes` a stroke needs only now and then; its fouls, calls, balls
+    and pockets, for the referee's controls) and, in a game played for
     private numbers, `private_numbers`: the numbers held that the viewer may see (the operator
     all; everyone else none until the game is over, but those it made known:
     controller/privacy.py).
@@ -123,7 +124,8 @@ class CueTable(Table):
         game["awaiting"] = naming + [a.to_json() for a in engine.awaiting()]
         table = engine.TABLE
         game["referee"] = {
-            "kinds": list(engine.kinds()), "needs": list(table.needs), "counts": table.counts,
+            "kinds": list(engine.kinds()), "needs": list(table.needs),
+            "sometimes": list(table.sometimes), "counts": table.counts,
             "fouls": list(engine.FOULS), "calls": engine.CALLS, "balls": list(table.balls),
             "pockets": list(table.pockets), "pins": list(table.pins),
             "private": None if engine.PRIVATE is None else list(engine.PRIVATE),

@@ -27,6 +27,20 @@ window.hoyleBilliards = (() => {
     ["both", "An object ball touched it and the cue ball moved it"]];
   // What the bottle did that asks what moved it.
   const BOTTLE_MOVED = ["upset", "stood"];
+  // When a fact of the game's `sometimes` (those a stroke needs only now and then) can
+  // matter, read from the Stroke form's fields: [the field it hangs on, whether it matters
+  // now]. Its field is shown, enabled and required only then, and the fact is sent only
+  // then. Three-cushion's `driven` decides only a deliberate safety (rule 9: one whose cue
+  // ball met no cushion after the ball is legal only if it drove a ball to one); bottle
+  // pool's `bottle_by`, only a bottle upset or stood. `direct` and the crotch's `balk` are
+  // asked on every stroke, each sent by its own rule below: either can matter on any
+  // stroke (pins that fell first; a stroke that leaves the balls crotched starts the
+  // count), which the form cannot tell before the referee says so. A fact the game needs
+  // on every stroke (not in `sometimes`) is asked and sent on every stroke.
+  const ASKED_WHEN = {
+    driven: (fields) => [fields.safety, () => fields.safety.checked],
+    bottle_by: (fields) => [fields.bottle, () => BOTTLE_MOVED.includes(fields.bottle.value)],
+  };
   // The stroke's `balk`, in the referee's words for the space the game limits (the game's
   // `balk_space`): balk-line's balk spaces and anchors, or the crotch of the three-ball
   // laws (French caroms and its variants, the Little Corporal).
@@ -197,6 +211,7 @@ window.hoyleBilliards = (() => {
     if (key === controlsKey) return;
     controlsKey = key;
     const needs = h.list(referee.needs).map(h.str);
+    const sometimes = h.list(referee.sometimes).map(h.str);
     const kinds = h.list(referee.kinds).map(h.str);
     const forms = [];
     // The forms of acts the game waits on before play goes on (a draw, a star, a ball to
@@ -205,7 +220,13 @@ window.hoyleBilliards = (() => {
     const waited = new Set(playerWaits(h, game).map(([fact]) => fact));
 
     const facts = {};
+    // The field (its label) of each fact, for those asked only when they can matter.
+    const fieldOf = {};
     const strokeFields = [];
+    const safety = h.el("input", { type: "checkbox" });
+    const safetyField = h.el("label", { class: "check" }, safety, " Safety declared");
+    // The fields asked only on a declared safety come after it.
+    const afterSafety = [];
     if (needs.includes("path")) {
       facts.path = h.el("input", { type: "text", autocomplete: "off", spellcheck: "false",
         placeholder: "e.g. 9, cushion (empty: a miss)" });
@@ -213,8 +234,9 @@ window.hoyleBilliards = (() => {
     }
     if (needs.includes("driven")) {
       facts.driven = h.el("input", { type: "number", min: 0, max: 15, value: "0" });
-      strokeFields.push(h.el("label", { class: "field" }, "Balls driven to a cushion",
-        facts.driven));
+      fieldOf.driven = h.el("label", { class: "field" }, "Balls driven to a cushion",
+        facts.driven);
+      (sometimes.includes("driven") ? afterSafety : strokeFields).push(fieldOf.driven);
     }
     if (needs.includes("pins")) {
       facts.pins = h.el("input", { type: "text", autocomplete: "off",
@@ -240,21 +262,13 @@ window.hoyleBilliards = (() => {
       strokeFields.push(group);
     }
     if (needs.includes("bottle_by")) {
-      // Bottle pool: asked (and then required) only when the bottle was upset or stood.
+      // Bottle pool: asked (and then required) only when the bottle was upset or stood
+      // (`ASKED_WHEN`).
       facts.bottle_by = h.el("select", {}, h.el("option", { value: "", text: "Choose" }),
         BOTTLE_BY.map(([value, text]) => h.el("option", { value, text })));
-      strokeFields.push(h.el("label", { class: "field" }, "What upset or stood the bottle",
-        facts.bottle_by));
-      if (facts.bottle) {
-        const moved = facts.bottle_by;
-        const ask = () => {
-          const asked = BOTTLE_MOVED.includes(facts.bottle.value);
-          moved.disabled = !asked;
-          moved.required = asked;
-        };
-        facts.bottle.addEventListener("change", ask);
-        ask();
-      }
+      fieldOf.bottle_by = h.el("label", { class: "field" }, "What upset or stood the bottle",
+        facts.bottle_by);
+      strokeFields.push(fieldOf.bottle_by);
     }
     if (needs.includes("balk")) {
       // Balk-line, the crotch: the stroke was played with both object balls in the space
@@ -265,17 +279,33 @@ window.hoyleBilliards = (() => {
         : "Both object balls in the space the game limits, and left there";
       strokeFields.push(h.el("label", { class: "check" }, facts.balk, ` ${words}`));
     }
-    const safety = h.el("input", { type: "checkbox" });
+    // Each sometimes-fact the form can tell the moment of (the field it hangs on is
+    // there): shown, enabled and required only while it can matter, the rest of the time
+    // hidden and disabled (and not sent).
+    for (const fact of sometimes) {
+      if (!Object.hasOwn(ASKED_WHEN, fact) || !fieldOf[fact]) continue;
+      const [trigger, matters] = ASKED_WHEN[fact]({ ...facts, safety });
+      if (!trigger) continue;
+      const control = facts[fact];
+      const ask = () => {
+        const asked = matters();
+        fieldOf[fact].hidden = !asked;
+        control.disabled = !asked;
+        control.required = asked;
+      };
+      trigger.addEventListener("change", ask);
+      ask();
+    }
     const strokeButton = h.el("button", { type: "submit", text: "Close the stroke" });
     const strokeForm = h.el("form", { class: "op-section" }, h.el("h3", { text: "Stroke" }),
-      strokeFields, h.el("label", { class: "check" }, safety, " Safety declared"),
-      h.el("div", { class: "buttons" }, strokeButton));
+      strokeFields, safetyField, afterSafety, h.el("div", { class: "buttons" }, strokeButton));
     strokeForm.addEventListener("submit", (e) => {
       e.preventDefault();
       const event = { type: "stroke" };
       const split = (text) => text.split(",").map((s) => s.trim()).filter(Boolean);
       if (facts.path) event.path = split(facts.path.value);
-      if (facts.driven) event.driven = Number(facts.driven.value);
+      // (a fact asked only when it can matter is disabled, and not sent, the rest of the time)
+      if (facts.driven && !facts.driven.disabled) event.driven = Number(facts.driven.value);
       if (facts.pins) event.pins = split(facts.pins.value);
       if (facts.bottle) event.bottle = facts.bottle.value;
       if (facts.direct) {

@@ -6,7 +6,8 @@ referee's controls, and closes strokes with the facts only some
 games ask: the pins knocked down before a ball was struck (pin pool), what moved the bottle
 (bottle pool), the object balls kept in a balk space (balk-line) or left in the crotch
 (French caroms), the pin played at direct (the Little Corporal) and the balls a safety drove
-to a cushion (three-cushion caroms)."""
+to a cushion (three-cushion caroms), each of the facts a game needs only on some strokes
+asked, and sent, only when it can matter."""
 
 from __future__ import annotations
 
@@ -431,10 +432,13 @@ def test_the_referee_says_what_upset_or_stood_the_bottle(
     bottle = stroke.get_by_role("combobox", name=re.compile("^The bottle"))
     moved = stroke.get_by_label("What upset or stood the bottle")
     # Asked only when the bottle was upset or stood.
+    assert view(quiet)["game"]["referee"]["sometimes"] == ["bottle_by"]
     expect(bottle).to_have_value("none")
     expect(moved).to_be_disabled()
+    expect(moved).to_be_hidden()
     contacts.fill("1, 2")
     bottle.select_option("upset")
+    expect(moved).to_be_visible()
     expect(moved).to_be_enabled()
     moved.select_option("carom")
     close_stroke(page, stroke)
@@ -442,6 +446,7 @@ def test_the_referee_says_what_upset_or_stood_the_bottle(
     # The bottle left standing: what moved it is not asked, nor sent.
     bottle.select_option("none")
     expect(moved).to_be_disabled()
+    expect(moved).to_be_hidden()
     contacts.fill("1")
     close_stroke(page, stroke)
     ruled(page, "Ann counts nothing; the next player plays.", 0, "6")
@@ -573,7 +578,8 @@ def test_the_referee_says_what_a_three_cushion_safety_drove_to_a_cushion(
     """Three-cushion caroms, rule 9 (Hoyle 1940, lines 3115-3119): "Playing deliberately for
     safety a striker must make the cue ball strike an object ball and then touch a cushion,
     or force the object ball against a cushion. Failure to do so will cause one point to be
-    deducted from his score"; one deliberate safety is free (rule 10, 3122-3123)."""
+    deducted from his score"; one deliberate safety is free (rule 10, 3122-3123). The balls
+    driven to a cushion decide nothing else, so the form asks them only on a safety."""
     start(quiet, "three-cushion-billiards", ["Ann", "Bob"])
     for _ in range(2):
         send(quiet, {"type": "count", "points": 1})
@@ -582,7 +588,9 @@ def test_the_referee_says_what_a_three_cushion_safety_drove_to_a_cushion(
     contacts = stroke.get_by_label("Cue ball's contacts")
     driven = stroke.get_by_label("Balls driven to a cushion")
     safety = stroke.get_by_label("Safety declared")
-    assert view(quiet)["game"]["referee"]["needs"] == ["path", "driven"]
+    referee_view = view(quiet)["game"]["referee"]
+    assert (referee_view["needs"], referee_view["sometimes"]) == (["path", "driven"],
+                                                                  ["driven"])
     # (the table will not rule a safety whose cue ball met no cushion after the red without
     # being told whether a ball was driven to one)
     with quiet.api() as client:
@@ -590,13 +598,22 @@ def test_the_referee_says_what_a_three_cushion_safety_drove_to_a_cushion(
             "event": {"type": "stroke", "path": ["red"], "safety": True}})
     assert refused.status_code == 409
     assert "needs the fact 'driven'" in refused.json()["detail"]
+    # No safety declared: the balls driven to a cushion are not asked. Ann's three-cushion
+    # carom counts, and she plays on.
+    expect(safety).not_to_be_checked()
+    expect(driven).to_be_hidden()
+    contacts.fill("red, cushion, cushion, cushion, spot-white")
+    close_stroke(page, stroke)
+    ruled(page, "Ann: three cushions before the spot-white, 1; Ann plays on.", 0, "3")
     # Ann's safety: the cue ball stops on the red, which it forces against a cushion. Her
     # first safety, and a legal one: no penalty, and Bob plays.
+    safety.check()
+    expect(driven).to_be_visible()
+    expect(driven).to_be_enabled()
     contacts.fill("red")
     driven.fill("1")
-    safety.check()
     close_stroke(page, stroke)
-    ruled(page, "Ann plays a deliberate safety, his first: no penalty.", 0, "2")
+    ruled(page, "Ann plays a deliberate safety, his first: no penalty.", 0, "3")
     # Bob's safety drives no ball to a cushion: a point, which he owes until he scores.
     expect(safety).to_be_checked()
     driven.fill("0")
@@ -609,6 +626,15 @@ def test_the_referee_says_what_a_three_cushion_safety_drove_to_a_cushion(
     game = view(quiet)["game"]
     assert (game["striker"], game["owed"], game["safeties_in_row"]) == (
         "Ann", {"Ann": 0, "Bob": 1}, {"Ann": 1, "Bob": 1})
+    # Ann's turn again, no safety declared: the field goes, and nothing is said of it.
+    safety.uncheck()
+    expect(driven).to_be_hidden()
+    contacts.fill("red, cushion, spot-white")
+    close_stroke(page, stroke)
+    ruled(page, "Ann: 1 cushion impact before the spot-white, not three; no count, the inning "
+          "ends.", 0, "3")
     assert strokes_logged(quiet) == [
+        {"type": "stroke", "path": ["red", "cushion", "cushion", "cushion", "spot-white"]},
         {"type": "stroke", "path": ["red"], "driven": 1, "safety": True},
-        {"type": "stroke", "path": ["red"], "driven": 0, "safety": True}]
+        {"type": "stroke", "path": ["red"], "driven": 0, "safety": True},
+        {"type": "stroke", "path": ["red", "cushion", "spot-white"]}]

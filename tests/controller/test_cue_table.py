@@ -79,6 +79,7 @@ def test_the_simulated_table_plays_fifteen_ball_through_its_pocket_sensors(
         game = view(client)["game"]
         assert game["id"] == "fifteen-ball-pool"
         assert game["referee"]["needs"] == ["path", "driven"]
+        assert game["referee"]["sometimes"] == []
         assert "double-hit" in game["referee"]["fouls"]
 
 
@@ -140,6 +141,28 @@ def test_the_referee_names_a_ball_the_table_could_not_and_closes_the_stroke(
         assert foul.status_code == 409 and "no foul 'push'" in foul.text
         history = [e["kind"] for e in built.table.history()]
         assert history == ["start", "flag", "resolve", "event"]
+
+
+@pytest.mark.parametrize(("game_id", "needs", "sometimes"), [
+    ("fifteen-ball-pool", ["path", "driven"], []),
+    # Rule 9: `driven` decides only a safety whose cue ball met no cushion after the ball.
+    ("three-cushion-billiards", ["path", "driven"], ["driven"]),
+    ("bottle-pool", ["path", "bottle", "bottle_by"], ["bottle_by"]),
+    ("pin-pool", ["path", "pins", "direct"], ["direct"]),
+    ("french-caroms", ["path", "balk"], ["balk"]),
+    ("balk-line-billiards", ["path", "balk"], []),
+])
+def test_the_referee_view_says_which_stroke_facts_are_needed_only_sometimes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, game_id: str, needs: list[str],
+        sometimes: list[str]) -> None:
+    built = gpio_table(tmp_path, monkeypatch)
+    with TestClient(built.app) as client:
+        client.post("/api/game", json={"game": game_id, "players": ["Ann", "Bob"]},
+                    headers=OPERATOR).raise_for_status()
+        # The same for everyone who reads the view, signed in or not.
+        for headers in ({}, OPERATOR):
+            referee = client.get("/api/view", headers=headers).json()["game"]["referee"]
+            assert (referee["needs"], referee["sometimes"]) == (needs, sometimes)
 
 
 def test_an_unplugged_pockets_node_pauses_the_table_until_it_is_back(
