@@ -22,6 +22,8 @@ if [ "${HOYLE_FOR_TESTS:-0}" = 1 ]; then
   [ -d /usr/share/aisleriot/cards ] || need_apt+=(gnome-cards-data)
   [ -d /usr/share/carddecks ] || need_apt+=(kdegames-card-data-kf5)
   have rsvg-convert || need_apt+=(librsvg2-bin)
+  # Typeset card indices (vision/scenes/card_indices.py) need at least one font.
+  [ -d /usr/share/fonts/truetype/dejavu ] || need_apt+=(fonts-dejavu-core)
   # The club tests start their own Mosquitto broker and PostgreSQL cluster on loopback.
   [ -x /usr/sbin/mosquitto ] || need_apt+=(mosquitto)
   compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need_apt+=(postgresql)

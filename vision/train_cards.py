@@ -6,7 +6,9 @@ To regenerate both (same seeds, decks and photos give the same weights on the sa
     .venv/bin/python -m vision.train_cards
 
 from the repository root, with Debian's card designs installed (gnome-cards-data,
-kdegames-card-data-kf5, librsvg2-bin; see vision/scenes/cards.py). It draws ONLY
+kdegames-card-data-kf5, librsvg2-bin; see vision/scenes/cards.py) and the fonts the typeset
+indices are set in (fonts-dejavu-core, fonts-liberation, fonts-urw-base35,
+fonts-freefont-ttf; vision/scenes/card_indices.py). It draws ONLY
 `training_decks()` less DEV_DECKS (kept for development figures), never the held-out decks,
 and of the real photos only those `photo_split()` lets it fit on.
 
@@ -39,7 +41,11 @@ Training takes three steps; the rendered data of each is cached under --cache as
    i]) and on PHOTO_CROP_VIEWS views of each photo fitted on, and every peak is cut as
    `vision.cards.crop_index` cuts it and labelled by the index it lies on (rank and suit),
    "not an index" when on none or pointing the wrong way, left out when on an index of
-   unknown upright; then the classifier (`build_classifier`) is fitted on all crops.
+   unknown upright. To these come the crops of TYPESET typeset indices (`typeset_crops`:
+   a rank over a suit sign in one of the machine's fonts or drawn, near a card's corner,
+   as another camera took it), cut as step 1 cuts its crops at the truth: index shapes no
+   Debian design has, so that a new design's index is less new. Then the classifier
+   (`build_classifier`) is fitted on all crops.
 
 Both fits are seeded, on one thread, and exported to ONNX for `cv2.dnn`. `--dev` prints
 the figures on rendered scenes of DEV_DECKS from DEV_SEED on (seeds used nowhere else) and
@@ -91,6 +97,7 @@ from vision.cards import (
 )
 from vision.core import Frame, Observation, Recogniser
 from vision.evaluate import evaluate
+from vision.scenes.card_indices import fonts, typeset_index
 from vision.scenes.cards import (
     CODES,
     CardScene,
@@ -107,6 +114,8 @@ SHOE_MOSAICS = 300
 CROP_SCENES = 1500
 #: Crops cut at the truth that the classifier is fitted on, with all the finder's crops.
 TRUTH_CROPS = 60_000
+#: Typeset indices (vision/scenes/card_indices.py) whose crops the classifier is fitted on too.
+TYPESET = 12_000
 #: Training designs kept out of training to judge on during development.
 DEV_DECKS = ("anglo_poker", "bellot", "kde-jolly-royal", "orell")
 #: Rendered scenes for judging during development; the tests and bench use others.
@@ -726,6 +735,34 @@ def photo_crops(truths: Sequence[tuple[str, list[Truth]]], finder: Path, views: 
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
+def _typeset_job(i: int) -> tuple[Crops, Ints]:
+    """Crops of typeset index i (of every code in turn), as another camera took it."""
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng([TRAIN_SEED + 5, i])
+    frame, truth = typeset_index(rng, CODES[i % len(CODES)])
+    return truth_crops(rng, _look(rng, frame), [truth])
+
+
+def typeset_crops(cache: Path, count: int) -> tuple[Crops, Ints]:
+    """The crops of `count` typeset indices, cut on two processes, or read back."""
+    if not count:
+        return np.zeros((0, CROP, CROP), np.uint8), np.zeros(0, np.int64)
+    letters, signs = fonts()
+    digest = hashlib.sha1("\n".join(map(str, letters + signs)).encode()).hexdigest()[:10]
+    key = cache / f"typeset_{count}_{digest}"
+    if (key / "crops.npy").exists():
+        return np.load(key / "crops.npy"), np.load(key / "classes.npy")
+    print(f"typesetting {count} indices in {len(letters)} fonts, suit signs from "
+          f"{len(signs)}", file=sys.stderr)
+    with Pool(2) as pool:
+        parts = pool.map(_typeset_job, range(count), chunksize=64)
+    crops, classes = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    key.mkdir(parents=True, exist_ok=True)
+    np.save(key / "crops.npy", crops)
+    np.save(key / "classes.npy", classes)
+    return crops, classes
+
+
 def build_classifier() -> Any:
     """The classifier: five convolutions, narrow where the crop is big, and a small head:
     logits for 14 ranks (the last "not an index") then 4 suits."""
@@ -734,10 +771,10 @@ def build_classifier() -> Any:
     def conv(a: int, b: int) -> list[nn.Module]:
         return [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
 
-    return nn.Sequential(*conv(1, 16), nn.MaxPool2d(2), *conv(16, 24), *conv(24, 32),
-                         nn.MaxPool2d(2), *conv(32, 48), *conv(48, 48), nn.MaxPool2d(2),
-                         nn.Flatten(), nn.Linear(48 * (CROP // 8) ** 2, 96), nn.ReLU(),
-                         nn.Dropout(0.2), nn.Linear(96, len(RANKS) + 1 + len(SUITS)))
+    return nn.Sequential(*conv(1, 24), nn.MaxPool2d(2), *conv(24, 32), *conv(32, 48),
+                         nn.MaxPool2d(2), *conv(48, 64), *conv(64, 64), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(64 * (CROP // 8) ** 2, 128), nn.ReLU(),
+                         nn.Dropout(0.2), nn.Linear(128, len(RANKS) + 1 + len(SUITS)))
 
 
 def thin(crops: Crops, classes: Ints, seed: int, limit: int) -> tuple[Crops, Ints]:
@@ -870,6 +907,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--classifier-epochs", type=int, default=CLASSIFIER_EPOCHS)
     parser.add_argument("--skip-finder", action="store_true",
                         help="keep the finder file as it is; fit only the classifier")
+    parser.add_argument("--typeset", type=int, default=TYPESET,
+                        help="typeset indices to cut classifier crops from")
     parser.add_argument("--photo-finder-views", type=int, default=PHOTO_FINDER_VIEWS)
     parser.add_argument("--photo-crop-views", type=int, default=PHOTO_CROP_VIEWS)
     parser.add_argument("--reference", type=Path, default=DEFAULT_MODEL,
@@ -905,6 +944,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{len(more)} photo crops", file=sys.stderr)
             crops = np.concatenate([crops, more])
             classes = np.concatenate([classes, more_classes])
+        more, more_classes = typeset_crops(args.cache, args.typeset)
+        crops, classes = np.concatenate([crops, more]), np.concatenate([classes, more_classes])
         print(f"{len(crops)} crops, {int((classes // 4 < NOT_AN_INDEX).sum())} of indices",
               file=sys.stderr)
         export(fit_classifier(crops, classes, TRAIN_SEED + 1, args.classifier_epochs),

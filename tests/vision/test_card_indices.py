@@ -1,0 +1,70 @@
+"""The typeset card indices the card classifier is also fitted on
+(vision/scenes/card_indices.py): each lies where its truth says, the right way up, the same
+for the same seed; without fonts, the error names the packages to install."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.cards import Candidate, crop_index, ink_image
+from vision.scenes import card_indices
+from vision.scenes.card_indices import NoFonts, typeset_index
+from vision.scenes.cards import CODES
+
+
+def _has_fonts() -> bool:
+    try:
+        card_indices.fonts()
+    except NoFonts:
+        return False
+    return True
+
+
+needs_fonts = pytest.mark.skipif(not _has_fonts(), reason="no fonts: apt install "
+                                 "fonts-dejavu-core (tools/bootstrap.sh installs it)")
+
+
+@needs_fonts
+def test_the_same_seed_typesets_the_same_index() -> None:
+    first = typeset_index(np.random.default_rng([5, 1]), "10H")
+    again = typeset_index(np.random.default_rng([5, 1]), "10H")
+    other = typeset_index(np.random.default_rng([5, 2]), "10H")
+    assert np.array_equal(first[0], again[0])
+    assert first[1][2] == again[1][2]
+    assert not np.array_equal(first[0], other[0]) or first[1][2] != other[1][2]
+
+
+@needs_fonts
+@pytest.mark.parametrize("seed", range(12))
+def test_each_index_lies_where_its_truth_says_rank_above_suit(seed: int) -> None:
+    rng = np.random.default_rng([7, seed])
+    code = CODES[seed * 5 % len(CODES)]
+    frame, (centre, up, height, said, seen) = typeset_index(rng, code, plain=True)
+    assert said == code and seen
+    assert abs(float(np.hypot(*up)) - 1.0) < 1e-6
+    crop = crop_index(ink_image(frame), Candidate(float(centre[0]), float(centre[1]),
+                                                  float(up[0]), float(up[1]), height))
+    # The index fills the middle two thirds of the crop (CROP_SPAN 1.5 heights) and no more:
+    # ink in its upper half (the rank) and in its lower half (the suit), centred both ways.
+    n = crop.shape[0]
+    dark = crop < (int(crop.max()) + int(crop.min())) / 2
+    rows, columns = np.nonzero(dark.any(axis=1))[0], np.nonzero(dark.any(axis=0))[0]
+    assert n // 6 - 2 <= rows.min() and rows.max() <= n - n // 6 + 1
+    assert dark[n // 6: n // 2].any() and dark[n // 2: n - n // 6].any()
+    assert abs((rows.min() + rows.max()) / 2 - (n - 1) / 2) <= 2
+    assert abs((columns.min() + columns.max()) / 2 - (n - 1) / 2) <= 3
+    assert columns.max() - columns.min() < rows.max() - rows.min()  # standing, not lying
+
+
+def test_without_fonts_the_error_names_what_to_install(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(card_indices, "FONT_DIRS", (tmp_path,))
+    card_indices.fonts.cache_clear()
+    try:
+        with pytest.raises(NoFonts, match="fonts-dejavu-core"):
+            typeset_index(np.random.default_rng(1), "AS")
+    finally:
+        card_indices.fonts.cache_clear()
