@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,12 +18,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
-import uvicorn
 from playwright.sync_api import BrowserContext, Page, expect
 
 from controller.config import load_config
 from controller.service import build
 from tests.controller.helpers import PIN, write_config
+from tests.serving import serve_in_thread
 
 T = TypeVar("T")
 
@@ -76,29 +75,19 @@ def serve_table(config_path: Path) -> Iterator[Served]:
     port = listener.getsockname()[1]
     # A WebSocket handler of a quiet table waits for the next view, not for its client to
     # go, so shutting down must not wait on it for ever: it is cancelled after a while.
-    server = uvicorn.Server(uvicorn.Config(service.app, log_level="warning", lifespan="on",
-                                           timeout_graceful_shutdown=GRACE))
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            server.run(sockets=[listener])
-        except BaseException as error:  # reported by the start wait below
-            failure.append(error)
-
-    thread = threading.Thread(target=run, name=f"uvicorn-{port}", daemon=True)
-    thread.start()
+    running = serve_in_thread(service.app, listener, f"uvicorn-{port}",
+                              timeout_graceful_shutdown=GRACE)
     try:
-        wait_until(lambda: server.started or failure or not thread.is_alive(),
-                   "the server to start")
-        if not server.started:
-            raise RuntimeError(f"the table's server did not start: {failure or 'it stopped'}")
+        wait_until(lambda: running.started or running.stopped(), "the server to start")
+        if not running.started:
+            raise RuntimeError("the table's server did not start: "
+                               f"{running.failure or 'it stopped'}")
         yield Served(f"http://127.0.0.1:{port}")
     finally:
-        server.should_exit = True
-        thread.join(WAIT)
+        running.stop()
+        running.thread.join(WAIT)
         listener.close()
-        if thread.is_alive():
+        if running.thread.is_alive():
             raise RuntimeError("the table's server did not stop")
 
 

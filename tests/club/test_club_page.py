@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from websockets.client import ClientProtocol
 from websockets.frames import Frame, Opcode
@@ -32,6 +31,7 @@ from controller.club.view import ClubView
 from controller.club.web import create_club_app
 from tests.club.conftest import Lane, club_settings
 from tests.club.infra import WAIT, Broker, until
+from tests.serving import serve_in_thread
 
 pytestmark = pytest.mark.anyio
 
@@ -54,28 +54,17 @@ async def serve_club(app: FastAPI) -> AsyncIterator[int]:
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_BUFFER)
     listener.bind(("127.0.0.1", 0))
     port: int = listener.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
-                                           ws_ping_interval=None,
-                                           timeout_graceful_shutdown=GRACE))
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            server.run(sockets=[listener])
-        except BaseException as error:  # reported by the start wait below
-            failure.append(error)
-
-    thread = threading.Thread(target=run, name=f"uvicorn-club-{port}", daemon=True)
-    thread.start()
+    running = serve_in_thread(app, listener, f"uvicorn-club-{port}", ws_ping_interval=None,
+                              timeout_graceful_shutdown=GRACE)
     try:
-        await until(lambda: server.started or bool(failure) or not thread.is_alive(),
-                    "the club's server to start")
-        if not server.started:
-            raise RuntimeError(f"the club's server did not start: {failure or 'it stopped'}")
+        await until(lambda: running.started or running.stopped(), "the club's server to start")
+        if not running.started:
+            raise RuntimeError("the club's server did not start: "
+                               f"{running.failure or 'it stopped'}")
         yield port
     finally:
-        server.should_exit = True
-        await until(lambda: not thread.is_alive(), "the club's server to stop")
+        running.stop()
+        await until(lambda: not running.thread.is_alive(), "the club's server to stop")
         listener.close()
 
 
