@@ -11,8 +11,9 @@ designs and on some real photos, and run by OpenCV's dnn module, do the work:
   direction from its suit glyph to its rank glyph, as cosine and sine) and its height. Each
   local peak of that map is an index candidate, whatever the card's rotation;
 - the classifier (vision/models/card_index.onnx) is shown each candidate cut from the
-  full-resolution frame, turned upright and scaled by the predicted height (`crop_index`),
-  and says the rank, or "not an index", and the suit.
+  full-resolution frame, turned upright and scaled by the predicted height
+  (`crop_indices`), as its ink and its redness (`classifier_input`), and says the rank, or
+  "not an index", and the suit.
 
 The two indices of one card (same code, within a card's length) make one read. Cards
 overlapping so that only a corner shows are read from that corner: nothing needs the
@@ -39,7 +40,6 @@ import numpy.typing as npt
 from vision.core import Box, Frame, Observation, VisionError, check_frame
 
 Floats = npt.NDArray[np.float32]
-Image = npt.NDArray[np.uint8]
 
 MODELS = Path(__file__).with_name("models")
 #: The committed classifier, written by vision/train_cards.py.
@@ -110,22 +110,6 @@ class Candidate:
         return (self.x - half_w, self.y - half_h, 2 * half_w, 2 * half_h)
 
 
-def ink_image(frame: Frame) -> Image:
-    """The darkest channel of each pixel: ink of any colour is dark on it, paper bright."""
-    # OpenCV's per-element minimum is some forty times quicker than numpy's along an axis.
-    b, g, r = cv2.split(frame)
-    out: Image = np.asarray(cv2.min(cv2.min(b, g), r), np.uint8)
-    return out
-
-
-def dark_card_image(frame: Frame) -> Image:
-    """The brightest channel of each pixel, turned over: light print (white, gold) on a dark
-    card becomes dark print on light, as `ink_image` shows an ordinary card."""
-    b, g, r = cv2.split(frame)
-    out: Image = np.asarray(cv2.bitwise_not(cv2.max(cv2.max(b, g), r)), np.uint8)
-    return out
-
-
 def finder_input(frame: Frame, side: int = FINDER_SIDE) -> tuple[Floats, float]:
     """The frame as the finder takes it (1 x 3 x H x W, H and W multiples of 2 * STRIDE,
     of zero mean and unit spread so exposure does not matter) and the scale from frame
@@ -175,35 +159,51 @@ def merge_candidates(candidates: list[Candidate]) -> list[Candidate]:
     return kept
 
 
-def crop_index(ink: Image, candidate: Candidate) -> Image:
-    """The CROP x CROP square around a candidate, turned so its rank stands above its suit."""
-    k = CROP_SPAN * candidate.size / CROP
-    # Down in the crop is from rank to suit; right is down turned a quarter clockwise.
-    vx, vy = -candidate.ux * k, -candidate.uy * k
-    rx, ry = -vy, vx
-    half = CROP / 2
-    matrix = np.array([[rx, vx, candidate.x - half * (rx + vx)],
-                       [ry, vy, candidate.y - half * (ry + vy)]], np.float64)
-    source = ink
-    if k >= 2:
-        # A big index shrunk in one bilinear warp would alias: shrink the frame first.
-        shrink = 1 / math.floor(k)
-        source = np.asarray(cv2.resize(ink, None, fx=shrink, fy=shrink,
-                                       interpolation=cv2.INTER_AREA), np.uint8)
-        matrix = matrix * shrink
-    out: Image = np.asarray(cv2.warpAffine(source, matrix, (CROP, CROP),
-                                           flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                           borderMode=cv2.BORDER_REPLICATE), np.uint8)
+def crop_indices(frame: Frame, candidates: list[Candidate]) -> Frame:
+    """The CROP x CROP colour square around each candidate (n x CROP x CROP x 3), turned so
+    its rank stands above its suit."""
+    out = np.empty((len(candidates), CROP, CROP, 3), np.uint8)
+    shrunk: dict[int, Frame] = {}
+    for i, candidate in enumerate(candidates):
+        k = CROP_SPAN * candidate.size / CROP
+        # Down in the crop is from rank to suit; right is down turned a quarter clockwise.
+        vx, vy = -candidate.ux * k, -candidate.uy * k
+        rx, ry = -vy, vx
+        half = CROP / 2
+        matrix = np.array([[rx, vx, candidate.x - half * (rx + vx)],
+                           [ry, vy, candidate.y - half * (ry + vy)]], np.float64)
+        source = frame
+        if k >= 2:
+            # A big index shrunk in one bilinear warp would alias: shrink the frame first.
+            step = math.floor(k)
+            if step not in shrunk:
+                shrunk[step] = np.asarray(cv2.resize(frame, None, fx=1 / step, fy=1 / step,
+                                                     interpolation=cv2.INTER_AREA), np.uint8)
+            source, matrix = shrunk[step], matrix / step
+        out[i] = cv2.warpAffine(source, matrix, (CROP, CROP),
+                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                borderMode=cv2.BORDER_REPLICATE)
     return out
 
 
-def normalise(crops: Image) -> Floats:
-    """Crops (n x CROP x CROP) as the classifier takes them: each of zero mean and unit
-    spread, so the light and the paper's shade do not matter."""
+def classifier_input(crops: Frame, *, dark: bool = False) -> Floats:
+    """Colour crops (n x CROP x CROP x 3, BGR) as the classifier takes them (n x 2 x CROP x
+    CROP): the ink, each pixel's darkest channel, so ink of any colour is dark and paper
+    bright (with `dark`, the brightest channel turned over, so that light print on a dark
+    card looks like dark print on light); and the redness, how far red outshines green and
+    blue once the crop's middling colour (the paper's, under a coloured light) is taken as
+    grey, which tells hearts and diamonds from spades and clubs. The ink is brought to zero
+    mean and unit spread, so the light and the paper's shade do not matter; the redness is
+    in the same units."""
     x = crops.astype(np.float32)
-    mean = x.mean(axis=(1, 2), keepdims=True)
-    spread = x.std(axis=(1, 2), keepdims=True) + 8.0
-    out: Floats = ((x - mean) / spread)[:, None, :, :]
+    middle = np.median(x.reshape(len(x), -1, 3), axis=1) + 10.0
+    tint = np.clip(middle / middle.mean(axis=1, keepdims=True), 0.6, 1.6)
+    b, g, r = np.moveaxis(x / tint[:, None, None, :], 3, 0)
+    ink = 255.0 - x.max(axis=3) if dark else x.min(axis=3)
+    redness = np.maximum(r - np.maximum(g, b), 0.0)
+    mean = ink.mean(axis=(1, 2), keepdims=True)
+    spread = ink.std(axis=(1, 2), keepdims=True) + 8.0
+    out: Floats = np.stack([(ink - mean) / spread, redness / spread], axis=1)
     return out
 
 
@@ -252,25 +252,26 @@ class IndexClassifier:
     def __init__(self, path: Path = DEFAULT_MODEL) -> None:
         self.net = _load(path)
 
-    def probabilities(self, crops: Image) -> tuple[Floats, Floats]:
-        """Rank probabilities (n x 14, the last "not an index") and suit ones (n x 4)."""
-        self.net.setInput(normalise(crops))
+    def probabilities(self, crops: Frame, *, dark: bool = False) -> tuple[Floats, Floats]:
+        """Rank probabilities (n x 14, the last "not an index") and suit ones (n x 4) of
+        colour crops, looked at as `classifier_input` looks (`dark`: as light print)."""
+        self.net.setInput(classifier_input(crops, dark=dark))
         logits = np.asarray(self.net.forward(), np.float32).reshape(-1, len(RANKS) + 5)
         return _softmax(logits[:, :len(RANKS) + 1]), _softmax(logits[:, len(RANKS) + 1:])
 
-    def read(self, ink: Image, candidates: list[Candidate], dark: Image | None = None
+    def read(self, frame: Frame, candidates: list[Candidate], *, dark: bool = False
              ) -> list[IndexRead]:
-        """The candidates taken for an index at least KEEP sure. With a `dark` look at the
-        frame, a candidate the ink look refuses is read from that one too, and kept from
-        the look more like an index."""
+        """The candidates taken for an index at least KEEP sure. With `dark`, a candidate
+        the ordinary look refuses is looked at again as light print on a dark card, and
+        kept from the look more like an index."""
         if not candidates:
             return []
-        ranks, suits = self.probabilities(np.stack([crop_index(ink, c) for c in candidates]))
-        if dark is not None:
+        crops = crop_indices(frame, candidates)
+        ranks, suits = self.probabilities(crops)
+        if dark:
             again = np.nonzero(ranks[:, NOT_AN_INDEX] > 0.5)[0]
             if len(again):
-                more_ranks, more_suits = self.probabilities(
-                    np.stack([crop_index(dark, candidates[i]) for i in again]))
+                more_ranks, more_suits = self.probabilities(crops[again], dark=True)
                 better = more_ranks[:, NOT_AN_INDEX] < ranks[again, NOT_AN_INDEX]
                 ranks[again[better]] = more_ranks[better]
                 suits[again[better]] = more_suits[better]
@@ -331,8 +332,7 @@ class CardReader:
         frame = check_frame(frame)
         candidates = merge_candidates([c for side in self.sides
                                        for c in self.finder(frame, side)])
-        dark = dark_card_image(frame) if self.dark_cards and candidates else None
-        return self.classifier.read(ink_image(frame), candidates, dark)
+        return self.classifier.read(frame, candidates, dark=self.dark_cards)
 
     def __call__(self, frame: Frame) -> list[Observation]:
         return [Observation(value=r.code, box=r.candidate.box, confidence=r.confidence)
@@ -363,5 +363,5 @@ class ShoeWindowReader:
 
 __all__ = ["DEFAULT_FINDER", "DEFAULT_MODEL", "DEFAULT_THRESHOLD", "SHOE_THRESHOLD", "Candidate",
            "CardModelError", "CardReader", "IndexClassifier", "IndexFinder", "IndexRead",
-           "ShoeWindowReader", "crop_index", "dark_card_image", "decode_peaks",
-           "finder_input", "ink_image", "merge_candidates"]
+           "ShoeWindowReader", "classifier_input", "crop_indices", "decode_peaks",
+           "finder_input", "merge_candidates"]

@@ -28,13 +28,15 @@ Training takes three steps; the rendered data of each is cached under --cache as
    `vision.cards.finder_input` scales them. Each visible index gives the finder's targets
    (centre, upright, height); indices partly covered are left out of the loss.
    The same pass cuts classifier crops at the true indices (a little moved, turned and
-   scaled) and crops that are not indices (beside them, turned a quarter or half round,
-   anywhere on the frame). To these come PHOTO_FINDER_VIEWS views of each photo fitted on
-   (`photo_finder_sample`: turned any way round, scaled to the index heights the finder
-   sees, relit, blurred, noisier). The photos' labels are axis-aligned boxes with a code
-   and no orientation: an index's upright is taken as the one of the frame's four axes in
-   which the classifier at --reference (the committed one as the run starts) reads the box
-   as its code, and is left out of the loss (with the height) where none stands out.
+   scaled; in colour, which `vision.cards.classifier_input` makes the ink and the redness
+   the classifier sees) and crops that are not indices (beside them, turned a quarter or
+   half round, anywhere on the frame). To these come PHOTO_FINDER_VIEWS views of each photo
+   fitted on (`photo_finder_sample`: turned any way round, scaled to the index heights the
+   finder sees, relit, blurred, noisier). The photos' labels are axis-aligned boxes with a
+   code and no orientation: an index's upright is taken as the one of the frame's four axes
+   in which the classifier at --reference (the committed one as the run starts) reads the
+   box as its code, and is left out of the loss (with the height) where none stands out
+   (`photo_truths`, kept in --cache for that classifier).
 2. The finder (`build_finder`: a small fully convolutional net, output every STRIDE pixels)
    is fitted on random 160 x 160 windows (focal loss on the centre map, L1 on the rest).
 3. Finder crops: the new finder is run on CROP_SCENES more scenes (seeds [TRAIN_SEED + 2,
@@ -89,11 +91,10 @@ from vision.cards import (
     IndexClassifier,
     IndexFinder,
     ShoeWindowReader,
-    crop_index,
+    classifier_input,
+    crop_indices,
     finder_input,
-    ink_image,
     merge_candidates,
-    normalise,
 )
 from vision.core import Frame, Observation, Recogniser
 from vision.evaluate import evaluate
@@ -140,6 +141,8 @@ NO_SUIT = -1
 #: 37 degrees of its upright, is that index.
 NEAR, ALIGNED = 0.45, 0.8
 CACHE = Path(tempfile.gettempdir()) / "hoyle-cards-train"
+#: In the name of every cache of crops: crops cut before colour crops were grey.
+CROP_KIND = "colour"
 #: The real photos (DESIGN section 10 folder) beside the repository, read in place.
 PHOTOS = Path(__file__).resolve().parents[2] / "shared" / "data" / "cards"
 #: The photos training may draw from: the first TRAIN_PHOTOS of those named so, sorted.
@@ -288,7 +291,7 @@ def photo_truth(entry: dict[str, Any], classifier: IndexClassifier) -> list[Trut
     the one of the four along the frame's axes in which `classifier` reads the box as its
     label, (0, 0) when no one stands out (the labels say no orientation); its height, the
     box's extent along that upright, a little less for the box's margin."""
-    ink = ink_image(photo_image(entry["image"]))
+    image = photo_image(entry["image"])
     out: list[Truth] = []
     for x, y, w, h, code in entry["boxes"]:
         if code not in CODES:
@@ -297,7 +300,7 @@ def photo_truth(entry: dict[str, Any], classifier: IndexClassifier) -> list[Trut
         ups = [(0.0, -1.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0)]
         tries = [Candidate(float(centre[0]), float(centre[1]), ux, uy, f * (h if ux == 0 else w))
                  for ux, uy in ups for f in (0.8, 1.0)]
-        ranks, suits = classifier.probabilities(np.stack([crop_index(ink, c) for c in tries]))
+        ranks, suits = classifier.probabilities(crop_indices(image, tries))
         sure = (ranks[:, RANKS.index(code[:-1])] * suits[:, SUITS.index(code[-1])]).reshape(4, 2)
         best = sure.max(axis=1)
         way = int(best.argmax())
@@ -307,6 +310,24 @@ def photo_truth(entry: dict[str, Any], classifier: IndexClassifier) -> list[Trut
         out.append((centre, up, PHOTO_BOX_HEIGHT * float(along if known else max(w, h)),
                     code, True))
     return out
+
+
+def photo_truths(cache: Path, reference: Path) -> list[tuple[str, list[Truth]]]:
+    """The truth (`photo_truth`) of each photo fitted on, found with the classifier at
+    `reference`, or read back from `cache` for that classifier."""
+    digest = hashlib.sha1(reference.read_bytes()).hexdigest()[:10]
+    key = cache / f"photo_truth_{digest}.json"
+    if key.exists():
+        return [(name, [(np.array(centre, np.float64), np.array(up, np.float64), size, code,
+                         seen) for centre, up, size, code, seen in truth])
+                for name, truth in json.loads(key.read_text(encoding="utf-8"))]
+    classifier = IndexClassifier(reference)
+    truths = [(e["image"], photo_truth(e, classifier)) for e in photo_split().fit]
+    key.parent.mkdir(parents=True, exist_ok=True)
+    key.write_text(json.dumps([[name, [[c.tolist(), u.tolist(), size, code, seen]
+                                       for c, u, size, code, seen in truth]]
+                               for name, truth in truths]), encoding="utf-8")
+    return truths
 
 
 def _look(rng: np.random.Generator, frame: Frame) -> Frame:
@@ -394,8 +415,7 @@ def truth_crops(rng: np.random.Generator, frame: Frame,
                 indices: Sequence[tuple[F64, F64, float, str, bool]]) -> tuple[Crops, Ints]:
     """Crops of the indices in view (each three times, moved as the finder may move it)
     and of what is not an index: beside one, one turned a quarter or half round, anywhere."""
-    ink = ink_image(frame)
-    h, w = ink.shape
+    h, w = frame.shape[:2]
     cuts: list[tuple[Candidate, int]] = []
     sizes = [size for _, _, size, _, _ in indices] or [float(rng.uniform(15, 60))]
     for centre, up, size, code, seen in indices:
@@ -415,13 +435,23 @@ def truth_crops(rng: np.random.Generator, frame: Frame,
         cuts.append((Candidate(float(rng.uniform(0, w)), float(rng.uniform(0, h)),
                                math.cos(angle), math.sin(angle),
                                sizes[int(rng.integers(0, len(sizes)))]), NOT_AN_INDEX * 4))
-    return (np.stack([_worn(rng, crop_index(ink, c)) for c, _ in cuts]),
+    return _cut(rng, frame, cuts)
+
+
+def _cut(rng: np.random.Generator, frame: Frame, cuts: Sequence[tuple[Candidate, int]]
+         ) -> tuple[Crops, Ints]:
+    """The crops of `cuts` (candidate, class), each worn, and their classes."""
+    if not cuts:
+        return np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros(0, np.int64)
+    crops = crop_indices(frame, [c for c, _ in cuts])
+    return (np.stack([_worn(rng, crop) for crop in crops]),
             np.array([lab for _, lab in cuts], np.int64))
 
 
 def _worn(rng: np.random.Generator, crop: Crops) -> Crops:
     """A crop as another print or camera might give it: softer, bolder or thinner strokes,
-    another contrast; designs the renderer does not have look like this too."""
+    another contrast, paler or tinted colours; designs the renderer does not have look like
+    this too."""
     out: Any = crop
     if rng.random() < 0.3:
         out = cv2.GaussianBlur(out, (0, 0), float(rng.uniform(0.4, 1.2)))
@@ -431,6 +461,11 @@ def _worn(rng: np.random.Generator, crop: Crops) -> Crops:
     if rng.random() < 0.3:
         gamma = float(rng.uniform(0.6, 1.6))
         out = np.clip(255.0 * (out / 255.0) ** gamma, 0, 255)
+    if rng.random() < 0.3:
+        grey = np.asarray(out, np.float32).mean(axis=2, keepdims=True)
+        out = grey + float(rng.uniform(0.3, 1.0)) * (out - grey)
+    if rng.random() < 0.3:
+        out = np.clip(out * rng.uniform(0.8, 1.2, 3), 0, 255)
     result: Crops = np.asarray(out, np.uint8)
     return result
 
@@ -493,7 +528,7 @@ def _sample(job: tuple[int, bool]) -> tuple[Frame, list[Index], Crops, Ints]:
 def finder_data(cache: Path, scenes: int, mosaics: int) -> tuple[Frame, list[list[Index]],
                                                                   Crops, Ints]:
     """Step 1's inputs, indices and truth crops, rendered on two processes or read back."""
-    key = cache / f"finder_{scenes}_{mosaics}"
+    key = cache / f"finder_{scenes}_{mosaics}_{CROP_KIND}"
     if (key / "inputs.npy").exists():
         return (np.load(key / "inputs.npy"),
                 json.loads((key / "indices.json").read_text(encoding="utf-8")),
@@ -672,18 +707,14 @@ def _peak_job(job: tuple[int, bool, str]) -> tuple[Crops, Ints]:
     indices = scene_indices(scene, matrix)
     candidates = finder(frame, SHOE_SIDE if shoe else FINDER_SIDE)
     labels = label_peaks(candidates, indices)
-    ink = ink_image(frame)
-    cuts = [(c, lab) for c, lab in zip(candidates, labels, strict=True) if lab is not None]
-    if not cuts:
-        return np.zeros((0, CROP, CROP), np.uint8), np.zeros(0, np.int64)
-    return (np.stack([_worn(rng, crop_index(ink, c)) for c, _ in cuts]),
-            np.array([lab for _, lab in cuts], np.int64))
+    return _cut(rng, frame, [(c, lab) for c, lab in zip(candidates, labels, strict=True)
+                             if lab is not None])
 
 
 def peak_crops(cache: Path, finder: Path, scenes: int) -> tuple[Crops, Ints]:
     """Step 3's crops, cut where the finder finds peaks, or read back."""
     digest = hashlib.sha1(finder.read_bytes()).hexdigest()[:10]
-    key = cache / f"peaks_{scenes}_{digest}"
+    key = cache / f"peaks_{scenes}_{digest}_{CROP_KIND}"
     if (key / "crops.npy").exists():
         return np.load(key / "crops.npy"), np.load(key / "classes.npy")
     jobs = [(i, False, str(finder)) for i in range(scenes)] + [
@@ -715,15 +746,12 @@ def _photo_peak_job(job: tuple[int, str, list[Truth], str]) -> tuple[Crops, Ints
     finder = IndexFinder(Path(finder_path))
     candidates = merge_candidates([c for side in (FINDER_SIDE, CLOSE_SIDE)
                                    for c in finder(frame, side)])
-    ink = ink_image(frame)
-    cuts = [(c, lab) for c, lab in zip(candidates, label_peaks(candidates, moved), strict=True)
-            if lab is not None]
     known = [t for t in moved if t[1][0] or t[1][1]]
     crops, classes = truth_crops(rng, frame, known)
-    if not cuts:
-        return crops, classes
-    return (np.concatenate([crops, np.stack([_worn(rng, crop_index(ink, c)) for c, _ in cuts])]),
-            np.concatenate([classes, np.array([lab for _, lab in cuts], np.int64)]))
+    more, more_classes = _cut(rng, frame, [
+        (c, lab) for c, lab in zip(candidates, label_peaks(candidates, moved), strict=True)
+        if lab is not None])
+    return np.concatenate([crops, more]), np.concatenate([classes, more_classes])
 
 
 def photo_crops(truths: Sequence[tuple[str, list[Truth]]], finder: Path, views: int
@@ -746,10 +774,10 @@ def _typeset_job(i: int) -> tuple[Crops, Ints]:
 def typeset_crops(cache: Path, count: int) -> tuple[Crops, Ints]:
     """The crops of `count` typeset indices, cut on two processes, or read back."""
     if not count:
-        return np.zeros((0, CROP, CROP), np.uint8), np.zeros(0, np.int64)
+        return np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros(0, np.int64)
     letters, signs = fonts()
     digest = hashlib.sha1("\n".join(map(str, letters + signs)).encode()).hexdigest()[:10]
-    key = cache / f"typeset_{count}_{digest}"
+    key = cache / f"typeset_{count}_{digest}_{CROP_KIND}"
     if (key / "crops.npy").exists():
         return np.load(key / "crops.npy"), np.load(key / "classes.npy")
     print(f"typesetting {count} indices in {len(letters)} fonts, suit signs from "
@@ -771,7 +799,7 @@ def build_classifier() -> Any:
     def conv(a: int, b: int) -> list[nn.Module]:
         return [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
 
-    return nn.Sequential(*conv(1, 24), nn.MaxPool2d(2), *conv(24, 32), *conv(32, 48),
+    return nn.Sequential(*conv(2, 24), nn.MaxPool2d(2), *conv(24, 32), *conv(32, 48),
                          nn.MaxPool2d(2), *conv(48, 64), *conv(64, 64), nn.MaxPool2d(2),
                          nn.Flatten(), nn.Linear(64 * (CROP // 8) ** 2, 128), nn.ReLU(),
                          nn.Dropout(0.2), nn.Linear(128, len(RANKS) + 1 + len(SUITS)))
@@ -795,7 +823,8 @@ def fit_classifier(crops: Crops, classes: Ints, seed: int,
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     net = build_classifier()
-    x = torch.from_numpy(normalise(crops))
+    x = torch.from_numpy(np.concatenate([classifier_input(crops[i:i + 8192])
+                                         for i in range(0, len(crops), 8192)]))
     rank = torch.from_numpy(classes // 4)
     suit = torch.from_numpy(np.where(classes // 4 == NOT_AN_INDEX, NO_SUIT, classes % 4))
     steps = epochs * ((len(x) + 255) // 256)
@@ -920,8 +949,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.dev:
         truths: list[tuple[str, list[Truth]]] = []
         if (PHOTOS / "labels.jsonl").exists():
-            reference = IndexClassifier(args.reference)
-            truths = [(e["image"], photo_truth(e, reference)) for e in photo_split().fit]
+            truths = photo_truths(args.cache, args.reference)
             known = sum(1 for _, t in truths for i in t if i[1].any())
             print(f"{len(truths)} photos, {known} of {sum(len(t) for _, t in truths)} indices "
                   "of known upright", file=sys.stderr)
@@ -949,7 +977,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(crops)} crops, {int((classes // 4 < NOT_AN_INDEX).sum())} of indices",
               file=sys.stderr)
         export(fit_classifier(crops, classes, TRAIN_SEED + 1, args.classifier_epochs),
-               args.model, (1, CROP, CROP))
+               args.model, (2, CROP, CROP))
     print(json.dumps(dev_report(args.model, args.finder, args.cache)))
     return 0
 

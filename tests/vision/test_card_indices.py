@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.cards import Candidate, crop_index, ink_image
+from vision.cards import Candidate, crop_indices
 from vision.scenes import card_indices
 from vision.scenes.card_indices import NoFonts, typeset_index
 from vision.scenes.cards import CODES
@@ -45,8 +45,8 @@ def test_each_index_lies_where_its_truth_says_rank_above_suit(seed: int) -> None
     frame, (centre, up, height, said, seen) = typeset_index(rng, code, plain=True)
     assert said == code and seen
     assert abs(float(np.hypot(*up)) - 1.0) < 1e-6
-    crop = crop_index(ink_image(frame), Candidate(float(centre[0]), float(centre[1]),
-                                                  float(up[0]), float(up[1]), height))
+    crop = crop_indices(frame, [Candidate(float(centre[0]), float(centre[1]),
+                                          float(up[0]), float(up[1]), height)])[0].min(axis=2)
     # The index fills the middle two thirds of the crop (CROP_SPAN 1.5 heights) and no more:
     # ink in its upper half (the rank) and in its lower half (the suit), centred both ways.
     n = crop.shape[0]

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vision.cards import CardModelError, CardReader, ShoeWindowReader
+from vision.cards import CardModelError, CardReader, ShoeWindowReader, classifier_input
 from vision.core import BadFrameError
 from vision.evaluate import evaluate
 from vision.scenes.cards import held_out_decks, render_scene, write_folder
@@ -33,13 +33,13 @@ SCENES = 24
 SHOES = 40
 PHOTO_STEP = 3
 # The issue's targets are not met yet (see the xfail tests and bench/vision_cards.py). These
-# floors are the levels the committed models reach now on these frames (scenes: 0.68 of
-# cards, 1.3% of sure reads wrong; shoe windows: 0.75 and none; held-out photos: 0.28 and
-# none of about ten), a little below, so that a change that makes them worse fails; raise
-# them as the recogniser improves.
-SCENE_ITEMS, SCENE_WRONG = 0.62, 0.03
-SHOE_ITEMS, SHOE_WRONG = 0.7, 0.04
-PHOTO_ITEMS, PHOTO_WRONG = 0.22, 0.1
+# floors are the levels the committed models reach now on these frames (scenes: 0.79 of
+# cards, none wrong and sure; shoe windows: 0.875, one window of 36 wrong and sure;
+# held-out photos: 0.31 and none), a little below, so that a change that makes them worse
+# fails; raise them as the recogniser improves.
+SCENE_ITEMS, SCENE_WRONG = 0.72, 0.03
+SHOE_ITEMS, SHOE_WRONG = 0.8, 0.04
+PHOTO_ITEMS, PHOTO_WRONG = 0.25, 0.1
 
 
 @pytest.fixture(scope="module")
@@ -90,15 +90,10 @@ def test_held_out_photos_stay_at_the_present_level(photos: dict[str, Any]) -> No
 @needs_decks
 @pytest.mark.xfail(strict=True, reason="the issue's target is not met yet: see "
                    "bench/vision_cards.py for the measured figure")
-def test_held_out_scenes_meet_the_issues_accuracy_target(scenes: dict[str, Any]) -> None:
+def test_held_out_scenes_meet_the_issues_targets(scenes: dict[str, Any]) -> None:
+    # One test for both figures: on these few scenes (about a hundred cards) no wrong and
+    # sure read at all is no proof of a rate under 0.2%; bench/vision_cards.py measures it.
     assert scenes["item_accuracy"] >= 0.995
-
-
-@needs_decks
-@pytest.mark.xfail(strict=True, reason="the issue's target is not met yet: see "
-                   "bench/vision_cards.py for the measured figure")
-def test_held_out_scenes_meet_the_issues_false_confident_target(scenes: dict[str, Any],
-                                                                ) -> None:
     assert scenes["false_confident_rate"] < 0.002
 
 
@@ -179,3 +174,40 @@ def test_reads_are_json_ready(reader: CardReader) -> None:
         assert isinstance(read.value, str)
         assert 0.0 <= read.confidence <= 1.0
         json.dumps(read.to_json())
+
+
+def _printed(ink: tuple[int, int, int], paper: tuple[int, int, int]) -> np.ndarray:
+    """A 32 x 32 colour crop: a bar of `ink` across `paper` (BGR)."""
+    crop = np.empty((1, 32, 32, 3), np.uint8)
+    crop[:] = paper
+    crop[0, 8:24, 12:20] = ink
+    return crop
+
+
+@pytest.mark.parametrize("paper", [(235, 235, 235), (170, 200, 240), (90, 90, 90)],
+                         ids=["white", "under warm light", "dim"])
+def test_the_classifier_sees_red_ink_apart_from_black(paper: tuple[int, int, int]) -> None:
+    """Hearts and diamonds are red, spades and clubs black: the classifier's second channel
+    shows red ink and not black, whatever the light's colour and strength."""
+    dim = paper[0] < 128
+    red_ink = (15, 15, 100) if dim else (40, 40, 200)
+    black_ink = (15, 15, 15)
+    red = classifier_input(_printed(red_ink, paper))
+    black = classifier_input(_printed(black_ink, paper))
+    bar, outside = (slice(8, 24), slice(12, 20)), (slice(0, 8), slice(0, 32))
+    # Both inks are as dark in the first channel...
+    assert red[0, 0][bar].mean() < red[0, 0][outside].mean() - 1
+    assert black[0, 0][bar].mean() < black[0, 0][outside].mean() - 1
+    # ...but only red ink stands out in the second, in units of the crop's contrast.
+    assert red[0, 1][bar].mean() > 0.5
+    assert abs(float(black[0, 1][bar].mean())) < 0.1
+    assert abs(float(red[0, 1][outside].mean())) < 0.1
+
+
+def test_the_dark_look_turns_light_print_on_a_dark_card_over() -> None:
+    """Gold print on a black card: looked at as light print, the print is the dark part."""
+    crop = _printed((60, 200, 230), (20, 20, 20))
+    bar, outside = (slice(8, 24), slice(12, 20)), (slice(0, 8), slice(0, 32))
+    ordinary, dark = classifier_input(crop), classifier_input(crop, dark=True)
+    assert ordinary[0, 0][bar].mean() > ordinary[0, 0][outside].mean()
+    assert dark[0, 0][bar].mean() < dark[0, 0][outside].mean() - 1

@@ -64,6 +64,7 @@ def fonts() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     return letters, signs
 
 
+@lru_cache(maxsize=4096)
 def _has_glyph(path: Path, char: str) -> bool:
     """Whether the font draws `char` as something other than its missing-glyph box."""
     from PIL import ImageFont
@@ -161,8 +162,7 @@ def _index_mask(rng: np.random.Generator, code: str, height: int) -> Image:
     rank, suit = code[:-1], code[-1]
     text = _choose(rng, RANK_TEXTS.get(rank, ((rank, 1.0),)))
     font = letters[int(rng.integers(len(letters)))]
-    if not text.isascii() and "DejaVu" not in font.name and "Free" not in font.name \
-            and "Liberation" not in font.name:
+    if not _has_glyph(font, text):
         text = {"\u0422": "A", "\u0412": "J", "\u0414": "Q", "\u041a": "K"}[text]
     rank_glyph = _glyph(font, text)
     if signs and rng.random() < 0.5:
