@@ -52,6 +52,8 @@ SUITS = ("S", "H", "D", "C")
 NOT_AN_INDEX = len(RANKS)
 #: Side in pixels of the square crop the classifier sees.
 CROP = 32
+#: The crop's channels as the classifier takes them: ink and redness (`classifier_input`).
+CLASSIFIER_CHANNELS = 2
 #: The crop's side as a multiple of the index's height.
 CROP_SPAN = 1.5
 #: Long side in pixels of the frame as the finder sees a table.
@@ -361,7 +363,7 @@ class ShoeWindowReader:
                             confidence=best.confidence * (1 - rival))]
 
 
-__all__ = ["DEFAULT_FINDER", "DEFAULT_MODEL", "DEFAULT_THRESHOLD", "SHOE_THRESHOLD", "Candidate",
-           "CardModelError", "CardReader", "IndexClassifier", "IndexFinder", "IndexRead",
-           "ShoeWindowReader", "classifier_input", "crop_indices", "decode_peaks",
-           "finder_input", "merge_candidates"]
+__all__ = ["CLASSIFIER_CHANNELS", "DEFAULT_FINDER", "DEFAULT_MODEL", "DEFAULT_THRESHOLD",
+           "SHOE_THRESHOLD", "Candidate", "CardModelError", "CardReader", "IndexClassifier",
+           "IndexFinder", "IndexRead", "ShoeWindowReader", "classifier_input", "crop_indices",
+           "decode_peaks", "finder_input", "merge_candidates"]

@@ -74,6 +74,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.cards import (
+    CLASSIFIER_CHANNELS,
     CLOSE_SIDE,
     CROP,
     DEFAULT_FINDER,
@@ -314,8 +315,9 @@ def photo_truth(entry: dict[str, Any], classifier: IndexClassifier) -> list[Trut
 
 def photo_truths(cache: Path, reference: Path) -> list[tuple[str, list[Truth]]]:
     """The truth (`photo_truth`) of each photo fitted on, found with the classifier at
-    `reference`, or read back from `cache` for that classifier."""
-    digest = hashlib.sha1(reference.read_bytes()).hexdigest()[:10]
+    `reference`, or read back from `cache` for that classifier and those labels."""
+    digest = hashlib.sha1(reference.read_bytes()
+                          + (PHOTOS / "labels.jsonl").read_bytes()).hexdigest()[:10]
     key = cache / f"photo_truth_{digest}.json"
     if key.exists():
         return [(name, [(np.array(centre, np.float64), np.array(up, np.float64), size, code,
@@ -799,10 +801,11 @@ def build_classifier() -> Any:
     def conv(a: int, b: int) -> list[nn.Module]:
         return [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
 
-    return nn.Sequential(*conv(2, 24), nn.MaxPool2d(2), *conv(24, 32), *conv(32, 48),
-                         nn.MaxPool2d(2), *conv(48, 64), *conv(64, 64), nn.MaxPool2d(2),
-                         nn.Flatten(), nn.Linear(64 * (CROP // 8) ** 2, 128), nn.ReLU(),
-                         nn.Dropout(0.2), nn.Linear(128, len(RANKS) + 1 + len(SUITS)))
+    return nn.Sequential(*conv(CLASSIFIER_CHANNELS, 24), nn.MaxPool2d(2), *conv(24, 32),
+                         *conv(32, 48), nn.MaxPool2d(2), *conv(48, 64), *conv(64, 64),
+                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * (CROP // 8) ** 2, 128),
+                         nn.ReLU(), nn.Dropout(0.2),
+                         nn.Linear(128, len(RANKS) + 1 + len(SUITS)))
 
 
 def thin(crops: Crops, classes: Ints, seed: int, limit: int) -> tuple[Crops, Ints]:
@@ -977,7 +980,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(crops)} crops, {int((classes // 4 < NOT_AN_INDEX).sum())} of indices",
               file=sys.stderr)
         export(fit_classifier(crops, classes, TRAIN_SEED + 1, args.classifier_epochs),
-               args.model, (2, CROP, CROP))
+               args.model, (CLASSIFIER_CHANNELS, CROP, CROP))
     print(json.dumps(dev_report(args.model, args.finder, args.cache)))
     return 0
 
