@@ -36,6 +36,7 @@ import contextlib
 import dataclasses
 import functools
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -73,6 +74,9 @@ _JOIN_TIMEOUT: Final = 10.0
 # consumer has taken it in (a few statements on its reader thread).
 _POSITION_GRACE: Final = 1.0
 _POSITION_POLL: Final = 0.001
+ORDER_WAIT: Final = 5.0
+"""Seconds a node's link may make no progress catching up before it holds nobody back."""
+_ORDER_POLL: Final = 0.005
 
 _log = logging.getLogger(__name__)
 
@@ -340,6 +344,13 @@ class NodeReports:
     it delivered, each node's position (:meth:`checkpoint`). Used by the lane (its
     ``reports``) and by the pockets. ``on_consumed`` takes the checkpoints of
     reports that made no reading, for a consumer that hands those over (the lane).
+
+    Time order. While a node's link connects, or sends again the reports its node held
+    (``NodeLink.catching_up``: a restarted service), another node's report waits until
+    every older one is in: so a foul-line node's foul and the pin-deck node's ball
+    reach the consumer in the order they happened, however the two links' threads run.
+    A link that makes no progress for ``ORDER_WAIT`` seconds holds nobody back.
+    :meth:`frontier` says up to when the consumer has every edge.
     """
 
     def __init__(self, on_consumed: Callable[[Checkpoint], None] | None = None) -> None:
@@ -353,6 +364,11 @@ class NodeReports:
         # delivered and when (the link notes the new position just after it).
         self._delivering: dict[str, bool] = {}
         self._last: dict[str, tuple[tuple[int, int] | None, float]] = {}
+        # Per node: the edge time of the last report delivered, of a report waiting for
+        # its turn, and when it last made progress while catching up.
+        self._reached: dict[str, float] = {}
+        self._waiting: dict[str, float] = {}
+        self._progress: dict[str, float] = {}
 
     def track(self, name: str, link: NodeLink, inputs: Iterable[int]) -> None:
         """Follow node ``name`` on ``link``; its checkpoints give ``inputs``' values, in order."""
@@ -369,7 +385,12 @@ class NodeReports:
             cond = self._cond
             assert cond is not None
             before = link.delivered()
+            at = link.host_time(node_time_ms)
             with cond:
+                self._waiting[name] = at
+                while self._behind(name, at):
+                    cond.wait(_ORDER_POLL)
+                del self._waiting[name]
                 self._delivering[name] = True
                 self._last[name] = (before, time.monotonic())
             self._local.follows = None if before is None else (name, *before)
@@ -381,10 +402,39 @@ class NodeReports:
                 with cond:
                     self._delivering[name] = False
                     self._last[name] = (before, time.monotonic())
+                    self._reached[name] = at
+                    if name in self._progress:
+                        self._progress[name] = time.monotonic()
                     self._owed = True
                     cond.notify_all()
 
         return on_report
+
+    def _catching_up(self) -> dict[str, float]:
+        """Each node whose link is catching up, and the edge time it has delivered up to
+        (or is about to deliver); under the condition. A link that made no progress for
+        ORDER_WAIT seconds is left out."""
+        now = time.monotonic()
+        out: dict[str, float] = {}
+        for name, (link, _) in self._links.items():
+            if not link.catching_up():
+                self._progress.pop(name, None)
+                continue
+            if now - self._progress.setdefault(name, now) <= ORDER_WAIT:
+                out[name] = self._waiting.get(name, self._reached.get(name, -math.inf))
+        return out
+
+    def _behind(self, name: str, at: float) -> bool:
+        """True if another node catching up may still deliver a report older than ``at``."""
+        return any((reached, other) < (at, name)
+                   for other, reached in self._catching_up().items() if other != name)
+
+    def frontier(self) -> float:
+        """The time up to which every node's edges are in (infinite unless one catches up).
+
+        Call under the condition. The consumer reads nothing due after it.
+        """
+        return min(self._catching_up().values(), default=math.inf)
 
     @property
     def owed(self) -> bool:
@@ -493,7 +543,12 @@ class Lane(Closeable):
         with self._cond:
             if self._closing:
                 return
-            self._outbox.extend(event(self._clock()))
+            at = self._clock()
+            if self._reports is not None:
+                # A node's report may come well after its edge (sent again to a restarted
+                # service): what fell due before the edge is read first, as it was live.
+                self._outbox.extend(self._tracker.poll(at))
+            self._outbox.extend(event(at))
             self._cond.notify()
 
     def _follows(self) -> Checkpoint | None:
@@ -520,7 +575,8 @@ class Lane(Closeable):
                         stop = True
                         break
                     now = self._clock()
-                    self._outbox.extend(self._tracker.poll(now))
+                    frontier = math.inf if self._reports is None else self._reports.frontier()
+                    self._outbox.extend(self._tracker.poll(min(now, frontier)))
                     if self._outbox:
                         break
                     if self._reports is not None and self._reports.owed:
@@ -530,7 +586,11 @@ class Lane(Closeable):
                         if self._outbox:
                             continue
                     due = self._tracker.deadline()
-                    self._cond.wait(None if due is None else max(0.0, due - now))
+                    if due is not None and frontier < due:
+                        # A node still catching up: its older edges may yet come.
+                        self._cond.wait(_ORDER_POLL)
+                    else:
+                        self._cond.wait(None if due is None else max(0.0, due - now))
                 batch, self._outbox = self._outbox, []
                 if batch and self._tracker.idle:
                     marks = self._marks()

@@ -84,7 +84,9 @@ class LaneTracker:
       can deliver two balls within one settle time.
     - Deck changes during a pinsetter cycle are the machine's; a cycle's start reads
       whatever is pending, and its end is read ``deck_quiet`` later as a rack.
-    - The foul beam marks the next ball read; the latch clears at each ball and rack.
+    - The foul beam marks the next ball read; the latch clears at each ball and rack. A
+      foul edge older than the settling ball is that ball's (its report came after the
+      ball's: another node); one older than a ball already read is logged and dropped.
 
     Example:
         >>> deck = frozenset(range(1, 11))
@@ -120,6 +122,7 @@ class LaneTracker:
         self._foul = False
         self._ball: float | None = None
         self._ball_foul = False
+        self._last_ball: float | None = None
         self._rack: float | None = None
         self._first_change: float | None = None
         self._last_change: float | None = None
@@ -162,7 +165,13 @@ class LaneTracker:
 
     def foul(self, t: float) -> list[LaneReading]:
         """The foul beam was broken at ``t``."""
-        self._foul = True
+        if self._ball is not None and t < self._ball:
+            self._ball_foul = True
+        elif self._last_ball is not None and t < self._last_ball:
+            _log.warning("foul beam edge at %.3f came after the ball at %.3f was read: "
+                         "not given to a later ball", t, self._last_ball)
+        else:
+            self._foul = True
         return []
 
     def deck_changed(self, t: float) -> list[LaneReading]:
@@ -228,7 +237,7 @@ class LaneTracker:
             standing = self._known = self._read_deck()
             out.append(BallRead(standing, self._ball_foul, self._ball,
                                 follows=self._ball_follows))
-            self._ball = None
+            self._last_ball, self._ball = self._ball, None
         elif self._rack is not None:
             out.append(self._take_rack())
         elif self._first_change is not None:

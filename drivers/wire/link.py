@@ -236,6 +236,9 @@ class NodeLink(Closeable):
         self._position: tuple[int, int] | None = resume
         self._inputs: dict[int, int] = dict(resume_inputs or {}) if resume else {}
         self._resumed_dropped = 0
+        # The SEQ of the last report the node held when the handshake timed its clock,
+        # until it is delivered (see catching_up).
+        self._backlog_end: int | None = None
         self._note = ""
         self._shutdown_reason = ""
         self._refusal: DriverError | None = None
@@ -361,6 +364,7 @@ class NodeLink(Closeable):
         self._commands.request(Reset(), ResetOk, inline=False)
         with self._cond:
             self._shutdown_reason = ""
+            self._backlog_end = None
         identify = self._commands.request(IdentifyReq(self._protocol), Identify, inline=False)
         self._took_identify(identify, after_reset=True)
         # Config sent while the node was shut down was refused: it is due now.
@@ -382,6 +386,27 @@ class NodeLink(Closeable):
         """
         with self._cond:
             return self._position
+
+    def catching_up(self) -> bool:
+        """True while the link connects, or while the node sends again what it held then.
+
+        A node that queued reports while no host took them (a restarted service) sends
+        them again once the link has timed its clock. Until the last of them is
+        delivered, a report still to come may be older than one another node's link has
+        already delivered: a consumer merging several nodes' reports in time order waits
+        for it (:class:`~drivers.lane.NodeReports`).
+        """
+        with self._cond:
+            if self._state == "connecting":
+                return not self._stopping.is_set()
+            end, position, identify = self._backlog_end, self._position, self._identify
+            if end is None or identify is None or self._state != "running":
+                return False
+            if position is not None and position[0] == identify.boot_id and not (
+                    0 < (end - position[1]) % SEQ_MOD <= SEQ_MOD // 2):
+                self._backlog_end = None
+                return False
+            return True
 
     def delivered_inputs(self) -> tuple[tuple[int, int], dict[int, int]] | None:
         """:meth:`delivered` and each input's value as of that report, read together."""
@@ -511,6 +536,9 @@ class NodeLink(Closeable):
             )
         self._took_identify(identify, after_reset=False)
         pong = self._took_pong(*self._commands.exchange(Ping(), inline=True))
+        with self._cond:
+            self._backlog_end = ((identify.next_report + pong.unacked - 1) % SEQ_MOD
+                                 if pong.unacked else None)
         if pong.state == NodeState.SHUTDOWN:
             with self._cond:
                 reason = self._shutdown_reason
@@ -752,6 +780,7 @@ class NodeLink(Closeable):
         with self._cond:
             self._commands.fail(DeviceUnavailable(f"{self.port}: {reason}"))
             self._ack_due = False
+            self._backlog_end = None
         self._set_state("unplugged", reason)
 
     def _refuse(self, error: DriverError) -> None:

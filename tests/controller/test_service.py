@@ -4,6 +4,8 @@ reading reaches the log exactly once, whenever the service stops or fails to wri
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,13 @@ from controller.config import load_config
 from controller.service import LaneRunner, Service, build, lane_pins
 from drivers.wire.cable import FaultyCable
 from drivers.wire.fake import Cable, FakeNode
-from drivers.wire.messages import BALL_DETECTOR_INPUT, PINSETTER_INPUT, NodeType
+from drivers.wire.messages import (
+    BALL_DETECTOR_INPUT,
+    FOUL_BEAM_INPUT,
+    PINSETTER_INPUT,
+    NodeType,
+    Report,
+)
 from drivers.wire.simnode import SimNode, default_micropython
 from tests.controller import helpers
 from tests.controller.helpers import OPERATOR, device, wait_for
@@ -172,8 +180,10 @@ class LaneNodes:
     """A pin-deck node and a foul-line node on in-memory cables, outliving the services."""
 
     def __init__(self) -> None:
-        self.deck = FakeNode()
-        self.foul = FakeNode(node_type=NodeType.FOUL_LINE, inputs=1, boot_id=0xF001)
+        # Both clocks a minute into their boot, so a test can date edges in the past.
+        self.deck = FakeNode(start_ms=60_000)
+        self.foul = FakeNode(node_type=NodeType.FOUL_LINE, inputs=1, boot_id=0xF001,
+                             start_ms=60_000)
         self.cables = {"deck-fake": Cable(self.deck), "foul-fake": Cable(self.foul)}
 
     def serial(self, port: str, **settings: Any) -> Any:
@@ -269,12 +279,12 @@ def test_a_ball_that_cannot_be_logged_is_not_released_by_the_next_and_comes_back
         assert balls_logged(client) == 1
         # Neither the failed ball nor the one after it is released to the node.
         assert nodes.deck.unacked >= 4
-    # The node sends both balls again; the failed one is logged now. (Both come in one
-    # burst, fed to the lane at once, so it may read them as one ball: a known limit of
-    # the lane, docs/nodes.md, not of what is released.)
+    # The node sends both balls again, in one burst: each is read and logged now, as
+    # two balls (they were bowled at least one wait_for poll apart, over the settle time).
     with TestClient(nodes.service(tmp_path).app) as client:
-        wait_for(lambda: balls_logged(client) >= 2)
+        wait_for(lambda: balls_logged(client) >= 3)
         wait_for(lambda: nodes.unacked() == 0)
+        assert balls_logged(client) == 3
         assert (lane := device(client, "lane")) is not None and lane["state"] == "working"
 
 
@@ -295,3 +305,33 @@ def test_reconnecting_nodes_with_no_ball_leave_nothing_queued_on_them(
                  if e["kind"] == "note"]
         # They changed no input, so nothing more is logged for them.
         assert notes == []
+
+
+def test_a_foul_and_two_balls_held_by_two_nodes_are_read_in_the_order_they_happened(
+        tmp_path: Path, nodes: LaneNodes) -> None:
+    """While the service was down the bowler fouled on one ball and bowled another; both
+    nodes hold their reports and send them again to the restarted service. The foul-line
+    node's come late (its sendings are lost until the test lets them through), yet the
+    foul is the first ball's, and the two balls, four seconds apart, are two."""
+    with TestClient(nodes.service(tmp_path).app) as client:
+        wait_for(lambda: nodes_working(client))
+        start_ten_pins(client)
+        wait_for(lambda: nodes.unacked() == 0)
+    held = threading.Event()
+    held.set()
+    nodes.foul.faults = lambda raw: [] if held.is_set() and raw[3] == Report.CODE else [raw]
+    start = nodes.deck.now_ms() - 9000  # node times: both nodes' clocks started together
+    nodes.foul.set(FOUL_BEAM_INPUT, 1, at_ms=start)
+    nodes.foul.set(FOUL_BEAM_INPUT, 0, at_ms=start + 30)
+    for ball in (start + 2000, start + 6000):
+        nodes.deck.set(BALL_DETECTOR_INPUT, 1, at_ms=ball)
+        nodes.deck.set(BALL_DETECTOR_INPUT, 0, at_ms=ball + 20)
+    with TestClient(nodes.service(tmp_path).app) as client:
+        wait_for(lambda: nodes.foul.unacked > 0 and nodes.deck.unacked > 0
+                 and nodes_working(client))
+        time.sleep(0.3)  # the pin-deck node has sent its balls again meanwhile
+        held.clear()
+        wait_for(lambda: balls_logged(client) == 2 and nodes.unacked() == 0)
+        balls = [e["body"]["event"] for e in client.get("/api/history").json()
+                 if e["kind"] == "event" and e["body"]["event"]["type"] == "ball"]
+    assert [ball["foul"] for ball in balls] == [True, False]

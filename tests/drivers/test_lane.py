@@ -378,6 +378,29 @@ def test_zero_settle_reads_at_the_edge() -> None:
     assert tracker.poll(3.0) == [BallRead(frozenset({10}), False, 3.0)]
 
 
+def test_a_foul_reported_after_its_ball_is_that_balls() -> None:
+    """The foul-line node's report can come after the pin-deck node's ball (two links)."""
+    tracker = LaneTracker(Deck(), settle_time=0.5, standing=FULL)
+    tracker.ball(1.0)
+    tracker.foul(0.2)
+    assert tracker.poll(1.5) == [BallRead(FULL, True, 1.0)]
+    tracker.ball(3.0)
+    assert tracker.poll(3.5) == [BallRead(FULL, False, 3.0)]
+
+
+def test_a_foul_reported_after_its_ball_was_read_is_not_given_to_the_next(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    tracker = LaneTracker(Deck(), settle_time=0.5, standing=FULL)
+    tracker.ball(1.0)
+    assert tracker.poll(1.5) == [BallRead(FULL, False, 1.0)]
+    with caplog.at_level(logging.WARNING):
+        tracker.foul(0.2)
+    assert "came after the ball at 1.000 was read" in caplog.text
+    tracker.ball(3.0)
+    assert tracker.poll(3.5) == [BallRead(FULL, False, 3.0)]
+
+
 def test_a_second_ball_edge_while_settling_is_bounce() -> None:
     tracker = LaneTracker(Deck(), settle_time=0.5, standing=FULL)
     tracker.ball(1.0)

@@ -40,6 +40,7 @@ from drivers.wire.messages import (
     NackCode,
     NodeType,
     ProtocolMismatch,
+    Report,
     WrongNode,
 )
 
@@ -178,6 +179,28 @@ def test_reports_queued_before_the_host_came_are_delivered_once(reports: Reports
         wait_until(lambda: node.unacked == 0, "the node's queue to empty")
     assert got[:2] == [(11, 1), (11, 0)]
     assert len(reports.items) == 2 + QUERY_REPORTS
+
+
+def test_a_link_catches_up_until_the_reports_its_node_held_are_delivered(
+    reports: Reports, link: NodeLink
+) -> None:
+    assert not link.catching_up()  # the fixture's node held nothing
+    node = FakeNode()
+    node.set(11, 1)
+    node.set(11, 0)
+    held = threading.Event()
+    held.set()
+    node.faults = lambda raw: [] if held.is_set() and raw[3] == Report.CODE else [raw]
+    late = Reports()
+    with NodeLink("fake1", on_report=late, serial_factory=Cable(node).serial,
+                  start=False) as behind:
+        assert behind.catching_up()  # not connected yet: anything may come
+        behind.start()
+        assert behind.wait_ready(WAIT) == "running"
+        assert behind.catching_up() and late.count() == 0
+        held.clear()
+        assert late.wait_for(2)[:2] == [(11, 1), (11, 0)]
+        wait_until(lambda: not behind.catching_up(), "the held reports delivered")
 
 
 def test_a_failing_on_report_is_logged_and_delivery_goes_on(
