@@ -24,8 +24,10 @@ each labelled die is cropped at its true centre too. The reader, a small CNN, is
 those crops under random turns, flips, shifts, scales and blur. Last the tilt check
 (vision/models/dice_tilt.onnx) is fitted: each labelled die, where the exported detector
 finds it and at its true centre, cut wider and closer (`vision.dice.TILT_CROP`,
-`TILT_SCALE`), flat or cocked, the cocked ones seen COCKED_WEIGHT times over
-(`--tilt-only` fits just it, on the detector file as it is). All are seeded and exported
+`TILT_SCALE`), flat or cocked, on the same frames and on TILT_SCENES rendered scenes of its
+own with half their dice cocked; the cocked ones are seen COCKED_WEIGHT times over, the
+real photos' dice TILT_REAL_WEIGHT times (`--tilt-only` fits just it, on the detector
+file as it is). All are seeded and exported
 to ONNX for `cv2.dnn`. The held-out real photos images/valid_* are never read
 here. `--dev` prints the new models' figures on the development photos and on rendered
 scenes from DEV_SEED on (seeds used nowhere else); `--cache DIR` keeps the rendered frames
@@ -100,6 +102,12 @@ WINDOW = (36, 48)
 TILT_SEED = TRAIN_SEED + 7
 TILT_EPOCHS = 10
 COCKED_WEIGHT = 3
+#: The tilt check also learns from TILT_SCENES scenes of its own, from TILT_SCENE_SEED on,
+#: half their dice cocked (`tilt_scene_frame`), and sees each real photo's dice
+#: TILT_REAL_WEIGHT times an epoch, so that its many cocked dice do not make it call a
+#: flat die on a real table tilted.
+TILT_SCENE_SEED, TILT_SCENES = 3_000_000, 800
+TILT_REAL_WEIGHT = 4
 TILT_PATCH, TILT_PATCH_SCALE = 96, 1.5
 
 #: Bumped whenever the frames `collect` makes change, so an old cache is not reused.
@@ -177,8 +185,19 @@ def scene_frame(seed: int) -> tuple[U8, list[Die]]:
     from vision.scenes.dice import render_scene
 
     risky = seed % 3 == 0
-    scene = render_scene(np.random.default_rng(seed), cocked=0.3 if risky else 0.0,
-                         off_table=0.2 if risky else 0.0)
+    return _labelled(render_scene(np.random.default_rng(seed), cocked=0.3 if risky else 0.0,
+                                  off_table=0.2 if risky else 0.0))
+
+
+def tilt_scene_frame(seed: int) -> tuple[U8, list[Die]]:
+    """One rendered scene for the tilt check, half its dice cocked, and its dice."""
+    from vision.scenes.dice import render_scene
+
+    return _labelled(render_scene(np.random.default_rng(seed), cocked=0.5))
+
+
+def _labelled(scene: Any) -> tuple[U8, list[Die]]:
+    """A rendered scene's frame and its dice, each labelled by face or as cocked."""
     dice = []
     for die in scene.dice:
         corners = np.array(die.corners, np.float32)
@@ -515,9 +534,9 @@ def tilt_net() -> Any:
 
 def fit_tilt(patches: U8, labels: Ints, real: npt.NDArray[np.bool_], seed: int = TILT_SEED,
              epochs: int = TILT_EPOCHS) -> Any:
-    """The tilt check fitted on its crops, each real photo's seen REAL_WEIGHT times an epoch
-    and each cocked die's COCKED_WEIGHT more times."""
-    index = ([np.flatnonzero(real)] * REAL_WEIGHT + [np.flatnonzero(~real)]
+    """The tilt check fitted on its crops, each real photo's seen TILT_REAL_WEIGHT times an
+    epoch and each cocked die's COCKED_WEIGHT more times."""
+    index = ([np.flatnonzero(real)] * TILT_REAL_WEIGHT + [np.flatnonzero(~real)]
              + [np.flatnonzero(labels == 1)] * COCKED_WEIGHT)
     return fit_crops(tilt_net, augment_tilt, patches, labels, index, seed, epochs)
 
@@ -578,7 +597,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         export(fit_reader(patches, classes, real, TRAIN_SEED), (1, 1, CROP, CROP), args.out,
                ("crop", "logits"))
     # The tilt check learns where the detector, as exported, puts each die.
-    tilt, labels, tilt_real = tilt_patches(args.detector, frames, dice, is_real)
+    with Pool(2) as pool:
+        extra = pool.map(tilt_scene_frame,
+                         range(TILT_SCENE_SEED, TILT_SCENE_SEED + TILT_SCENES), chunksize=16)
+    tilt, labels, tilt_real = (np.concatenate(parts) for parts in zip(
+        tilt_patches(args.detector, frames, dice, is_real),
+        tilt_patches(args.detector, np.stack([f for f, _ in extra]), [d for _, d in extra],
+                     np.zeros(len(extra), bool)), strict=True))
     print(json.dumps({"tilt_patches": len(labels), "cocked": int(labels.sum())}), flush=True)
     export(fit_tilt(tilt, labels, tilt_real), (1, 1, TILT_CROP, TILT_CROP), args.tilt,
            ("crop", "logits"))
