@@ -600,10 +600,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     with Pool(2) as pool:
         extra = pool.map(tilt_scene_frame,
                          range(TILT_SCENE_SEED, TILT_SCENE_SEED + TILT_SCENES), chunksize=16)
-    tilt, labels, tilt_real = (np.concatenate(parts) for parts in zip(
-        tilt_patches(args.detector, frames, dice, is_real),
-        tilt_patches(args.detector, np.stack([f for f, _ in extra]), [d for _, d in extra],
-                     np.zeros(len(extra), bool)), strict=True))
+    tilt, labels, tilt_real = tilt_patches(args.detector, frames, dice, is_real)
+    more, more_labels, more_real = tilt_patches(
+        args.detector, np.stack([f for f, _ in extra]), [d for _, d in extra],
+        np.zeros(len(extra), bool))
+    tilt, labels = np.concatenate([tilt, more]), np.concatenate([labels, more_labels])
+    tilt_real = np.concatenate([tilt_real, more_real])
     print(json.dumps({"tilt_patches": len(labels), "cocked": int(labels.sum())}), flush=True)
     export(fit_tilt(tilt, labels, tilt_real), (1, 1, TILT_CROP, TILT_CROP), args.tilt,
            ("crop", "logits"))
