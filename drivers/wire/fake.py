@@ -76,6 +76,7 @@ __all__ = [
     "duplicated",
     "lane_summary",
     "lose_first_sending",
+    "reports_held",
     "swapped_pairs",
     "wait_state",
     "wait_until",
@@ -449,6 +450,15 @@ def lose_first_sending() -> Fault:
             return [raw]
         seen.add(raw)
         return []
+
+    return fault
+
+
+def reports_held(until: threading.Event) -> Fault:
+    """Lose every report sent before ``until`` is set: the node sends them again after."""
+
+    def fault(raw: bytes) -> list[bytes]:
+        return [] if raw[3] == Report.CODE and not until.is_set() else [raw]
 
     return fault
 

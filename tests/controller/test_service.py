@@ -18,13 +18,12 @@ from controller.bus import Change
 from controller.config import load_config
 from controller.service import LaneRunner, Service, build, lane_pins
 from drivers.wire.cable import FaultyCable
-from drivers.wire.fake import Cable, FakeNode
+from drivers.wire.fake import Cable, FakeNode, reports_held
 from drivers.wire.messages import (
     BALL_DETECTOR_INPUT,
     FOUL_BEAM_INPUT,
     PINSETTER_INPUT,
     NodeType,
-    Report,
 )
 from drivers.wire.simnode import SimNode, default_micropython
 from tests.controller import helpers
@@ -317,9 +316,8 @@ def test_a_foul_and_two_balls_held_by_two_nodes_are_read_in_the_order_they_happe
         wait_for(lambda: nodes_working(client))
         start_ten_pins(client)
         wait_for(lambda: nodes.unacked() == 0)
-    held = threading.Event()
-    held.set()
-    nodes.foul.faults = lambda raw: [] if held.is_set() and raw[3] == Report.CODE else [raw]
+    let_through = threading.Event()
+    nodes.foul.faults = reports_held(let_through)
     start = nodes.deck.now_ms() - 9000  # node times: both nodes' clocks started together
     nodes.foul.set(FOUL_BEAM_INPUT, 1, at_ms=start)
     nodes.foul.set(FOUL_BEAM_INPUT, 0, at_ms=start + 30)
@@ -330,7 +328,7 @@ def test_a_foul_and_two_balls_held_by_two_nodes_are_read_in_the_order_they_happe
         wait_for(lambda: nodes.foul.unacked > 0 and nodes.deck.unacked > 0
                  and nodes_working(client))
         time.sleep(0.3)  # the pin-deck node has sent its balls again meanwhile
-        held.clear()
+        let_through.set()
         wait_for(lambda: balls_logged(client) == 2 and nodes.unacked() == 0)
         balls = [e["body"]["event"] for e in client.get("/api/history").json()
                  if e["kind"] == "event" and e["body"]["event"]["type"] == "ball"]

@@ -25,6 +25,7 @@ from drivers.wire.fake import (
     combined,
     duplicated,
     lose_first_sending,
+    reports_held,
     swapped_pairs,
     wait_state,
     wait_until,
@@ -40,7 +41,6 @@ from drivers.wire.messages import (
     NackCode,
     NodeType,
     ProtocolMismatch,
-    Report,
     WrongNode,
 )
 
@@ -188,9 +188,8 @@ def test_a_link_catches_up_until_the_reports_its_node_held_are_delivered(
     node = FakeNode()
     node.set(11, 1)
     node.set(11, 0)
-    held = threading.Event()
-    held.set()
-    node.faults = lambda raw: [] if held.is_set() and raw[3] == Report.CODE else [raw]
+    let_through = threading.Event()
+    node.faults = reports_held(let_through)
     late = Reports()
     with NodeLink("fake1", on_report=late, serial_factory=Cable(node).serial,
                   start=False) as behind:
@@ -198,7 +197,7 @@ def test_a_link_catches_up_until_the_reports_its_node_held_are_delivered(
         behind.start()
         assert behind.wait_ready(WAIT) == "running"
         assert behind.catching_up() and late.count() == 0
-        held.clear()
+        let_through.set()
         assert late.wait_for(2)[:2] == [(11, 1), (11, 0)]
         wait_until(lambda: not behind.catching_up(), "the held reports delivered")
 
