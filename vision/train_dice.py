@@ -43,7 +43,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from multiprocessing import Pool
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -68,6 +68,10 @@ from vision.dice import (
     normalise,
     peaks,
 )
+
+if TYPE_CHECKING:
+    # Only a type here: the scene renderer is imported where it renders (in the pool).
+    from vision.scenes.dice import Scene
 
 REPO = Path(__file__).resolve().parent.parent
 REAL = REPO.parent / "shared" / "data" / "dice"
@@ -196,7 +200,7 @@ def tilt_scene_frame(seed: int) -> tuple[U8, list[Die]]:
     return _labelled(render_scene(np.random.default_rng(seed), cocked=0.5))
 
 
-def _labelled(scene: Any) -> tuple[U8, list[Die]]:
+def _labelled(scene: Scene) -> tuple[U8, list[Die]]:
     """A rendered scene's frame and its dice, each labelled by face or as cocked."""
     dice = []
     for die in scene.dice:

@@ -38,6 +38,9 @@ def started(tmp_path: Path) -> Iterator[tuple[Service, TestClient]]:
     with TestClient(built.app) as client:
         client.post("/api/game", json={"game": "craps-bank", "players": ["Ann", "Bob"]},
                     headers=OPERATOR).raise_for_status()
+        # The camera's absence is logged once, on its own thread: wait for it, so that a
+        # test's throw is the log's last entry.
+        wait_for(lambda: helpers.device(client, "camera"))
         yield built, client
 
 

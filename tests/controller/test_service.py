@@ -327,7 +327,8 @@ def test_a_foul_and_two_balls_held_by_two_nodes_are_read_in_the_order_they_happe
     with TestClient(nodes.service(tmp_path).app) as client:
         wait_for(lambda: nodes.foul.unacked > 0 and nodes.deck.unacked > 0
                  and nodes_working(client))
-        time.sleep(0.3)  # the pin-deck node has sent its balls again meanwhile
+        # Mostly the pin-deck node's balls come first meanwhile; either order must do.
+        time.sleep(0.3)
         let_through.set()
         wait_for(lambda: balls_logged(client) == 2 and nodes.unacked() == 0)
         balls = [e["body"]["event"] for e in client.get("/api/history").json()
