@@ -9,7 +9,10 @@ A read is confident when its confidence is at least the recogniser's `threshold`
 `threshold` given). Only confident reads of flat items on the bed count as read; a read of
 something labelled cocked or off the table that claims to be flat and sure is a false
 confident read. When labels carry boxes, reads are matched to labelled items by place;
-otherwise by value.
+otherwise by value. A card label's optional "partly_seen" lists cards in the frame with no
+index wholly in view (the generator's shoe windows: the card being drawn, its index cut by
+the window): a sure read of one, beyond those labelled, is that card, so it is counted
+neither right nor wrong.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ class Label:
     boxes: tuple[tuple[Box, int | str], ...] = ()
     states: tuple[str, ...] = ()
     bed: Box | None = None
+    partly_seen: tuple[str, ...] = ()
 
 
 def load_labels(folder: Path, kind: str = "dice") -> list[Label]:
@@ -93,12 +97,15 @@ def _parse(folder: Path, path: Path, number: int, line: str, kind: str) -> Label
     states = entry.get("states") or []
     if states and (len(states) != len(boxes) or not all(isinstance(s, str) for s in states)):
         raise LabelError(f"{where}: \"states\" must be one state per box")
+    partly_seen = (entry.get("partly_seen") or []) if kind == "cards" else []
+    if not isinstance(partly_seen, list) or not all(_valid_item(v, kind) for v in partly_seen):
+        raise LabelError(f"{where}: \"partly_seen\" must be a list of card codes like 10H")
     bed = entry.get("bed")
     if bed is not None and (not isinstance(bed, list) or len(bed) != 4
                             or not all(isinstance(v, int | float) for v in bed)):
         raise LabelError(f"{where}: \"bed\" must be [x, y, w, h]")
     return Label(image=folder / image, line=number, items=tuple(items), boxes=tuple(boxes),
-                 states=tuple(states),
+                 states=tuple(states), partly_seen=tuple(partly_seen),
                  bed=None if bed is None else (float(bed[0]), float(bed[1]), float(bed[2]),
                                                float(bed[3])))
 
@@ -159,6 +166,7 @@ class _Tally:
         self.states: dict[str, Counter[str]] = {}
 
     def add(self, label: Label, reads: Sequence[Observation], sure: float) -> None:
+        reads = _less_partly_seen(label, reads, sure)
         confident = [r for r in reads if r.confidence >= sure and r.state == "flat"]
         if Counter(map(str, label.items)) == Counter(str(r.value) for r in confident):
             self.exact += 1
@@ -239,6 +247,24 @@ class _Tally:
         if self.states:
             out["states"] = {s: dict(sorted(g.items())) for s, g in sorted(self.states.items())}
         return out
+
+
+def _less_partly_seen(label: Label, reads: Sequence[Observation], sure: float
+                      ) -> list[Observation]:
+    """The reads less the sure ones of cards the label has partly seen, beyond the copies it
+    labels in view: those are the cards themselves, neither right nor wrong."""
+    def sure_flat(read: Observation) -> bool:
+        return read.state == "flat" and read.confidence >= sure
+
+    spare = (Counter(str(r.value) for r in reads if sure_flat(r))
+             - Counter(map(str, label.items))) & Counter(label.partly_seen)
+    kept = []
+    for read in reads:
+        if sure_flat(read) and spare[str(read.value)] > 0:
+            spare[str(read.value)] -= 1
+            continue
+        kept.append(read)
+    return kept
 
 
 def _share(part: int, whole: int) -> float:

@@ -160,6 +160,24 @@ def test_shoe_window_shows_the_asked_card_inside_the_window() -> None:
     assert shown >= 5
 
 
+def test_a_shoe_card_whose_index_the_window_cuts_is_labelled_partly_seen() -> None:
+    # The card is in the shoe either way: when the window cuts its index the label says so,
+    # so that reading it is not counted a wrong read (vision.evaluate).
+    cut = 0
+    for seed in range(100):
+        s = render_shoe_window(np.random.default_rng(seed), decks=few())
+        label = s.label()
+        assert label["partly_seen"] == ([] if label["cards"] else [s.cards[0].code])
+        cut += not label["cards"]
+    assert cut > 0
+
+
+def test_a_table_scene_has_no_card_partly_seen() -> None:
+    # Every card laid on the table keeps an index in view (the layout's rule).
+    for seed in range(6):
+        assert scene(seed, count=6, overlap=1.0).label()["partly_seen"] == []
+
+
 def test_folder_reads_back(tmp_path: Path) -> None:
     write_folder(tmp_path / "t", 3, seed=9, decks=few())
     write_folder(tmp_path / "s", 2, seed=9, shoe=True, decks=few())

@@ -156,6 +156,37 @@ def test_cards_labels_are_read_with_their_own_key(tmp_path: Path) -> None:
         load_labels(folder, "dice")
 
 
+def _card(code: str, confidence: float) -> Observation:
+    return Observation(value=code, box=A, confidence=confidence)
+
+
+def test_a_sure_read_of_a_card_partly_seen_is_neither_right_nor_wrong(tmp_path: Path) -> None:
+    # A shoe's window cuts the index of the card being drawn: reading that card is reading
+    # the card itself, not a wrong card, and not reading it is no miss.
+    folder = _folder(tmp_path, [
+        {"image": "images/0.png", "cards": [], "partly_seen": ["7S"]},
+        {"image": "images/1.png", "cards": [], "partly_seen": ["3D"]},
+        {"image": "images/2.png", "cards": ["8C"], "partly_seen": ["8C"]},
+        {"image": "images/3.png", "cards": ["QH"]},
+    ])
+    reads = [[_card("7S", 0.99)], [_card("3C", 0.99)],
+             [_card("8C", 0.99), _card("8C", 0.98)], [_card("QH", 0.5)]]
+    result = evaluate(Scripted(reads), folder, "cards")
+    # Image 0: the partly seen 7S read, nothing labelled: exact, no confident read counted.
+    # Image 1: 3C is no card in the frame: wrong. Image 2: one 8C right, the other is the
+    # partly seen copy. Image 3: QH unsure.
+    assert result["image_accuracy"] == 0.5
+    assert result["item_accuracy"] == 0.5
+    assert result["false_confident_rate"] == 0.5
+    assert result["unsure_rate"] == 0.5
+
+
+def test_partly_seen_must_be_card_codes(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, [{"image": "images/0.png", "cards": [], "partly_seen": "7S"}])
+    with pytest.raises(LabelError, match=r"line 1.*partly_seen"):
+        load_labels(folder, "cards")
+
+
 def test_hoyle_vision_eval_prints_the_figures(tmp_path: Path) -> None:
     write_folder(tmp_path / "scenes", 4, seed=424242)
     run = subprocess.run([sys.executable, "-m", "controller.cli", "vision", "eval", "dice",

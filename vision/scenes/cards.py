@@ -443,12 +443,16 @@ class CardScene:
 
     def label(self) -> dict[str, Any]:
         """The DESIGN section 10 label: codes of cards with an index in view, and a box
-        around every index in view."""
+        around every index in view; and, under "partly_seen", the cards in the frame with no
+        index wholly in view (a shoe's card whose index the window cuts): a sure read of
+        one is the card itself, so `vision.evaluate` counts it neither right nor wrong."""
         boxes = [[*(round(v, 1) for v in box), card.code] for card in self.cards
                  for box, seen in zip(card.corner_boxes, card.visible_corners, strict=True)
                  if seen]
         return {"cards": sorted(c.code for c in self.cards if any(c.visible_corners)),
-                "boxes": boxes}
+                "boxes": boxes,
+                "partly_seen": sorted(c.code for c in self.cards
+                                      if not any(c.visible_corners))}
 
     def decks(self) -> list[str]:
         """The names of the decks drawn, sorted."""
