@@ -1,7 +1,8 @@
 """The card recogniser on images it was never trained or tuned on.
 
-Five JSON lines: table scenes and dealer-shoe windows rendered from the held-out decks
-(`held_out_decks()`, seeds HELD_OUT_SEED on, used nowhere else); the real photos held out
+Six JSON lines: table scenes and dealer-shoe windows rendered from the held-out decks
+(`held_out_decks()`, seeds HELD_OUT_SEED on, used nowhere else), and table scenes of those
+decks printed light on dark card (`render_scene`'s `dark_stock`); the real photos held out
 from training (`vision.train_cards.photo_split().held_out`: ../shared/data/cards, read in
 place, never copied; boxes around jokers left out), read with and without the look for light
 print on dark cards; and those of them from sessions no training photo comes from (every
@@ -65,6 +66,10 @@ def main() -> int:
             write_folder(shoes, args.shoes, HELD_OUT_SEED + 1, shoe=True, decks=decks)
             print(figures("card recogniser on held-out decks' shoe windows",
                           ShoeWindowReader(), shoes, seed=HELD_OUT_SEED + 1, decks=names))
+            dark = Path(tmp) / "dark"
+            write_folder(dark, args.scenes, HELD_OUT_SEED + 2, decks=decks, dark_stock=1.0)
+            print(figures("card recogniser on held-out decks printed on dark card",
+                          CardReader(), dark, seed=HELD_OUT_SEED + 2, decks=names))
         if (PHOTOS / "labels.jsonl").exists():
             held_out = photo_split().held_out
             photos = write_photos(Path(tmp) / "photos", held_out)

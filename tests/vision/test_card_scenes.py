@@ -17,6 +17,7 @@ from vision.scenes.cards import (
     HELD_OUT_DECKS,
     CardScene,
     card_faces,
+    dark_stock_face,
     installed_decks,
     main,
     render_scene,
@@ -127,6 +128,35 @@ def test_a_labelled_index_shows_its_print() -> None:
         for x, y, bw, bh, _ in s.label()["boxes"]:
             patch = gray[int(y):int(y + bh) + 1, int(x):int(x + bw) + 1]
             assert patch.max() - patch.min() > 40, (seed, x, y)
+
+
+def test_a_dark_stock_face_turns_paper_to_stock_and_each_ink_to_its_print() -> None:
+    white, black, red, blank = (255, 255, 255, 255), (0, 0, 0, 255), (30, 30, 220, 255), (
+        0, 0, 0, 0)
+    face = np.array([[white, black, red, blank]], np.uint8)
+    stock, gold, silver = (22, 22, 24), (70, 172, 214), (192, 192, 188)
+    out = dark_stock_face(face, stock, silver, gold)
+    assert out.shape == face.shape and out.dtype == np.uint8
+    assert out[0, 0, :3].tolist() == list(stock)
+    assert out[0, 1, :3].tolist() == list(silver)
+    assert np.abs(out[0, 2, :3].astype(int) - gold).max() <= 30
+    assert out[:, :, 3].tolist() == face[:, :, 3].tolist()
+
+
+def test_a_dark_stock_deck_is_drawn_light_on_dark_card() -> None:
+    """With dark_stock 1 every card is dark where a light deck's is light; the labels hold."""
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        s = render_scene(rng, decks=few(), count=2, overlap=0.0, dark_stock=1.0)
+        gray = cv2.cvtColor(s.image, cv2.COLOR_BGR2GRAY)
+        for card in s.cards:
+            mask = np.zeros(gray.shape, np.uint8)
+            cv2.fillConvexPoly(mask, np.round(poly(card.outline)).astype(np.int32), 1)
+            assert np.median(gray[mask > 0]) < 100, (seed, card.code)
+        assert s.label()["boxes"]
+        window = render_shoe_window(np.random.default_rng(seed), decks=few(), dark_stock=1.0)
+        light = render_shoe_window(np.random.default_rng(seed), decks=few())
+        assert window.image.mean() < light.image.mean()
 
 
 def test_overlap_hides_some_indices_but_never_a_whole_labelled_card() -> None:

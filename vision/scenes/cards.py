@@ -344,6 +344,43 @@ def _face(deck: Deck, code: str) -> npt.NDArray[np.uint8]:
     return face
 
 
+#: Stock colours (BGR) of decks printed light on dark card: black, navy, bottle green, claret.
+DARK_STOCKS = ((22, 22, 24), (62, 30, 18), (28, 48, 20), (34, 24, 78))
+#: Print colours (BGR) such decks use for their black suits: white, silver, gold.
+LIGHT_BLACK_PRINTS = ((238, 238, 236), (192, 192, 188), (70, 172, 214))
+#: And for their red suits: red, pink, gold, white. A deck's two may be alike (all gold).
+LIGHT_RED_PRINTS = ((56, 52, 214), (160, 150, 246), (70, 172, 214), (238, 238, 236))
+
+
+def dark_stock_face(face: npt.NDArray[np.uint8], stock: Sequence[float],
+                    black_print: Sequence[float], red_print: Sequence[float]
+                    ) -> npt.NDArray[np.uint8]:
+    """A BGRA face as its deck would look printed light on dark card: paper becomes `stock`,
+    black ink `black_print`, red ink `red_print` (colours BGR; shades in between mix)."""
+    bgr = face[:, :, :3].astype(np.float32)
+    paper = bgr.min(axis=2, keepdims=True) / 255
+    red = np.clip((bgr[:, :, 2:3] - bgr[:, :, :2].max(axis=2, keepdims=True)) / 120, 0, 1)
+    ink = red * np.asarray(red_print, np.float32) + (1 - red) * np.asarray(black_print,
+                                                                             np.float32)
+    out = paper * np.asarray(stock, np.float32) + (1 - paper) * ink
+    return np.dstack([np.clip(out + 0.5, 0, 255).astype(np.uint8), face[:, :, 3:]])
+
+
+def _dark_deck(rng: np.random.Generator, dark_stock: float
+               ) -> tuple[tuple[float, ...], ...] | None:
+    """With chance `dark_stock` (drawing nothing from `rng` when it is 0), the stock and the
+    black and red suits' print colours of a deck printed light on dark card."""
+    if dark_stock <= 0 or rng.random() >= dark_stock:
+        return None
+    return tuple(tuple(float(v) for v in colours[int(rng.integers(0, len(colours)))])
+                 for colours in (DARK_STOCKS, LIGHT_BLACK_PRINTS, LIGHT_RED_PRINTS))
+
+
+def _printed(face: npt.NDArray[np.uint8], colours: tuple[tuple[float, ...], ...] | None
+             ) -> npt.NDArray[np.uint8]:
+    return face if colours is None else dark_stock_face(face, *colours)
+
+
 def card_faces(deck: Deck) -> dict[str, Frame]:
     """The 52 faces of `deck` by code ("10H"), as BGRA images of one size (read-only),
     rendered into the cache on first use."""
@@ -730,7 +767,7 @@ def _scene_cards(deck: Deck, cards: Sequence[_Placed],
 def render_scene(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480),
                  count: int | None = None, decks: Sequence[Deck | str] | None = None,
                  overlap: float = 0.5, felt: str | None = None,
-                 codes: Sequence[str] | None = None) -> CardScene:
+                 codes: Sequence[str] | None = None, dark_stock: float = 0.0) -> CardScene:
     """One labelled frame of cards face up on a table, a pure function of `rng`'s state.
 
     `count` None draws 1-8 cards, all from one deck picked from `decks` (default: every
@@ -739,6 +776,7 @@ def render_scene(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480)
     earlier one so that only a corner of the lower card shows; `felt` fixes the table
     surface (a name in the dice tables' `FELTS`), else any colour of cloth or wood. A card
     that finds no room with an index in view is left out of the frame and its label.
+    `dark_stock` is the chance that the deck is printed light on dark card (`DARK_STOCKS`).
     """
     n = len(codes) if codes is not None else (
         int(rng.integers(1, 9)) if count is None else count)
@@ -752,6 +790,7 @@ def render_scene(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480)
     w, h = size
     scale = w / 640
     deck = _pick_deck(rng, decks)
+    colours = _dark_deck(rng, dark_stock)
     if codes is None:
         codes = [CODES[int(i)] for i in rng.choice(len(CODES), size=n, replace=False)]
     view = _tilt(rng, size)
@@ -768,7 +807,7 @@ def render_scene(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480)
     surface = np.zeros((h, w), np.float32)
     for card in placed:
         _shadow(img, card.outline, offset, lift * 1.5 + 1, shade)
-        _draw_card(img, _face(deck, card.code), card.pose, paper, edge)
+        _draw_card(img, _printed(_face(deck, card.code), colours), card.pose, paper, edge)
         cv2.fillConvexPoly(surface, np.round(card.outline * 16).astype(np.int32), 1.0,
                            cv2.LINE_AA, 4)
     img *= _lighting(rng, size, float(rng.uniform(0.0, 0.5)))[:, :, None]
@@ -789,19 +828,21 @@ def render_scene(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480)
 
 def render_shoe_window(rng: np.random.Generator, *, deck: Deck | str | None = None,
                        code: str | None = None, size: tuple[int, int] = (160, 120),
-                       decks: Sequence[Deck | str] | None = None) -> CardScene:
+                       decks: Sequence[Deck | str] | None = None,
+                       dark_stock: float = 0.0) -> CardScene:
     """One labelled frame from a dealer shoe's reading camera: the index corner of the card
     being drawn, sliding under the shoe's window, a little turned and off centre, framed by
     the shoe's dark body and lit unevenly by the shoe's lamp. The index is labelled only when
     it is wholly inside the window. `deck` fixes the design, else one of `decks` (default:
-    every usable deck); `code` fixes the card, else a random one."""
+    every usable deck); `code` fixes the card, else a random one; `dark_stock` as for
+    `render_scene`."""
     w, h = size
     scale = w / 160
     chosen = _as_deck(deck) if deck is not None else _pick_deck(rng, decks)
     card_code = code if code is not None else CODES[int(rng.integers(0, len(CODES)))]
     if card_code not in CODES:
         raise ValueError(f"unknown card code {card_code!r}")
-    face = _face(chosen, card_code)
+    face = _printed(_face(chosen, card_code), _dark_deck(rng, dark_stock))
     fh, fw = face.shape[:2]
     index = index_boxes(chosen)[card_code][0]
 
