@@ -50,8 +50,9 @@ Training takes three steps; the rendered data of each is cached under --cache as
    (`build_classifier`) is fitted on all crops.
 
 Both fits are seeded, on one thread, and exported to ONNX for `cv2.dnn`. `--dev` prints
-the figures on rendered scenes of DEV_DECKS from DEV_SEED on (seeds used nowhere else) and
-on the development photos, which is where the thresholds are chosen.
+the figures on rendered scenes of DEV_DECKS from DEV_SEED on (seeds used nowhere else; from
+DEV_SEED + 2 printed on dark card) and on the development photos, which is where the
+thresholds are chosen.
 """
 
 from __future__ import annotations
@@ -899,7 +900,8 @@ def write_photos(folder: Path, entries: Sequence[dict[str, Any]]) -> Path:
 def dev_report(model: Path, finder: Path, cache: Path = CACHE, scenes: int = 150,
                shoes: int = 200) -> dict[str, Any]:
     """The models' figures on development scenes and shoe windows of DEV_DECKS (rendered
-    once into `cache`) and on the development photos."""
+    once into `cache`), on scenes of them printed on dark card, and on the development
+    photos."""
     cv2.setNumThreads(1)
     out: dict[str, Any] = {}
     folders = []
@@ -908,6 +910,10 @@ def dev_report(model: Path, finder: Path, cache: Path = CACHE, scenes: int = 150
         if not (folder / "labels.jsonl").exists():
             write_scenes(folder, count, DEV_SEED, shoe=shoe, decks=dev_decks())
         folders.append((name, folder, shoe))
+    folder = cache / f"dev_dark_scenes_{scenes}"
+    if not (folder / "labels.jsonl").exists():
+        write_scenes(folder, scenes, DEV_SEED + 2, decks=dev_decks(), dark_stock=1.0)
+    folders.append(("dark", folder, False))
     if (PHOTOS / "labels.jsonl").exists():
         folders.append(("photos", write_photos(cache / "dev_photos", photo_split().dev), False))
     for name, folder, shoe in folders:

@@ -35,11 +35,13 @@ PHOTO_STEP = 3
 # The issue's targets are not met yet (see the xfail tests and bench/vision_cards.py). These
 # floors are the levels the committed models reach now on these frames (scenes: 0.79 of
 # cards, none wrong and sure; shoe windows: 0.875, one window of 36 wrong and sure;
-# held-out photos: 0.31 and none), a little below, so that a change that makes them worse
-# fails; raise them as the recogniser improves.
+# held-out photos: 0.19 and none), a little below, so that a change that makes them worse
+# fails; raise them as the recogniser improves. (The photos' floor was 0.25 until reads of
+# light print on dark card were sent to the dealer: a third of the photos show such a deck.)
 SCENE_ITEMS, SCENE_WRONG = 0.72, 0.03
 SHOE_ITEMS, SHOE_WRONG = 0.8, 0.04
-PHOTO_ITEMS, PHOTO_WRONG = 0.25, 0.1
+PHOTO_ITEMS, PHOTO_WRONG = 0.16, 0.1
+DARK_SCENES = 16
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +87,18 @@ def test_held_out_shoe_windows_stay_at_the_present_level(shoes: dict[str, Any]) 
 def test_held_out_photos_stay_at_the_present_level(photos: dict[str, Any]) -> None:
     assert photos["item_accuracy"] >= PHOTO_ITEMS, photos
     assert photos["false_confident_rate"] <= PHOTO_WRONG, photos
+
+
+@needs_decks
+def test_a_deck_printed_on_dark_card_is_confirmed_not_guessed(
+        reader: CardReader, tmp_path: Path) -> None:
+    """Gold or white suits do not tell red from black: such cards go to the dealer."""
+    write_folder(tmp_path, DARK_SCENES, SEED + 2, decks=held_out_decks(), dark_stock=1.0)
+    result = evaluate(reader, tmp_path, "cards")
+    assert result["false_confident_rate"] == 0.0, result
+    assert result["unsure_rate"] >= 0.2, result
+    light = evaluate(CardReader(dark_cards=False), tmp_path, "cards")
+    assert light["unsure_rate"] < result["unsure_rate"], light
 
 
 @needs_decks
