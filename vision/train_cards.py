@@ -641,7 +641,8 @@ def fit_finder(inputs: Frame, indices: Sequence[Sequence[Index]], seed: int,
                 left = int(rng.integers(0, (image.shape[1] - WINDOW) // step + 1)) * step
                 window = image[top:top + WINDOW, left:left + WINDOW]
                 if rng.random() < 0.3:
-                    # Light print on dark stock, and cards under coloured light.
+                    # Cards under coloured light (a shuffle of the channels; it never makes
+                    # light print on dark stock: `render_scene`'s dark_stock does that).
                     window = window[:, :, rng.permutation(3)]
                 xs.append(finder_input(window, WINDOW)[0][0])
                 targets = finder_targets(indices[k], top, left, WINDOW)
