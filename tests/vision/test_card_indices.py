@@ -38,7 +38,7 @@ def test_the_same_seed_typesets_the_same_index() -> None:
 
 
 @needs_fonts
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", range(40))
 def test_each_index_lies_where_its_truth_says_rank_above_suit(seed: int) -> None:
     rng = np.random.default_rng([7, seed])
     code = CODES[seed * 5 % len(CODES)]
@@ -50,7 +50,10 @@ def test_each_index_lies_where_its_truth_says_rank_above_suit(seed: int) -> None
     # The index fills the middle two thirds of the crop (CROP_SPAN 1.5 heights) and no more:
     # ink in its upper half (the rank) and in its lower half (the suit), centred both ways.
     n = crop.shape[0]
-    dark = crop < (int(crop.max()) + int(crop.min())) / 2
+    # Ink is what is well darker than the paper (the crop's median): a rank set in a thin
+    # font at a small size is faint, so halfway from paper to the darkest ink would miss it.
+    paper = int(np.median(crop))
+    dark = crop < paper - (paper - int(crop.min())) / 4
     rows, columns = np.nonzero(dark.any(axis=1))[0], np.nonzero(dark.any(axis=0))[0]
     assert n // 6 - 2 <= rows.min() and rows.max() <= n - n // 6 + 1
     assert dark[n // 6: n // 2].any() and dark[n // 2: n - n // 6].any()
