@@ -219,6 +219,17 @@ def classifier_input(crops: Frame, *, dark: bool = False) -> Floats:
     return out
 
 
+def on_dark_ground(crops: Frame) -> npt.NDArray[np.bool_]:
+    """Which colour crops (n x CROP x CROP x 3) lie on ground darker than their print, as
+    light print on dark card does: the middling brightness (each pixel's brightest
+    channel) is nearer the darkest than the brightest. Only these are worth the dark look;
+    dark print on a light card never is, whatever the light."""
+    bright = crops.max(axis=3).reshape(len(crops), -1).astype(np.float32)
+    out: npt.NDArray[np.bool_] = np.median(bright, axis=1) < (
+        bright.min(axis=1) + bright.max(axis=1)) / 2
+    return out
+
+
 def _load(path: Path) -> cv2.dnn.Net:
     if not Path(path).is_file():
         raise CardModelError(f"{path}: no such card model (run vision/train_cards.py)")
@@ -274,16 +285,17 @@ class IndexClassifier:
     def read(self, frame: Frame, candidates: list[Candidate], *, dark: bool = False
              ) -> list[IndexRead]:
         """The candidates taken for an index at least KEEP sure. With `dark`, a candidate
-        the ordinary look refuses is looked at again as light print on a dark card, and
-        kept from the look more like an index; a read through that look has its
-        confidence scaled by DARK_LOOK_SURENESS, for the dealer to confirm."""
+        the ordinary look refuses, on dark ground (`on_dark_ground`), is looked at again as
+        light print on a dark card, and kept from the look more like an index; a read
+        through that look has its confidence scaled by DARK_LOOK_SURENESS, for the dealer
+        to confirm."""
         if not candidates:
             return []
         crops = crop_indices(frame, candidates)
         ranks, suits = self.probabilities(crops)
         sureness = np.ones(len(candidates), np.float32)
         if dark:
-            again = np.nonzero(ranks[:, NOT_AN_INDEX] > 0.5)[0]
+            again = np.nonzero((ranks[:, NOT_AN_INDEX] > 0.5) & on_dark_ground(crops))[0]
             if len(again):
                 more_ranks, more_suits = self.probabilities(crops[again], dark=True)
                 better = more_ranks[:, NOT_AN_INDEX] < ranks[again, NOT_AN_INDEX]
@@ -380,4 +392,4 @@ class ShoeWindowReader:
 __all__ = ["CLASSIFIER_CHANNELS", "DEFAULT_FINDER", "DEFAULT_MODEL", "DEFAULT_THRESHOLD",
            "SHOE_THRESHOLD", "Candidate", "CardModelError", "CardReader", "IndexClassifier",
            "IndexFinder", "IndexRead", "ShoeWindowReader", "classifier_input", "crop_indices",
-           "decode_peaks", "finder_input", "merge_candidates"]
+           "decode_peaks", "finder_input", "merge_candidates", "on_dark_ground"]

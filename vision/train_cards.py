@@ -803,11 +803,11 @@ def build_classifier() -> Any:
     def conv(a: int, b: int) -> list[nn.Module]:
         return [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
 
-    return nn.Sequential(*conv(CLASSIFIER_CHANNELS, 24), nn.MaxPool2d(2), *conv(24, 32),
-                         *conv(32, 48), nn.MaxPool2d(2), *conv(48, 64), *conv(64, 64),
-                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * (CROP // 8) ** 2, 128),
+    return nn.Sequential(*conv(CLASSIFIER_CHANNELS, 36), nn.MaxPool2d(2), *conv(36, 48),
+                         *conv(48, 72), nn.MaxPool2d(2), *conv(72, 96), *conv(96, 96),
+                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(96 * (CROP // 8) ** 2, 192),
                          nn.ReLU(), nn.Dropout(0.2),
-                         nn.Linear(128, len(RANKS) + 1 + len(SUITS)))
+                         nn.Linear(192, len(RANKS) + 1 + len(SUITS)))
 
 
 def thin(crops: Crops, classes: Ints, seed: int, limit: int) -> tuple[Crops, Ints]:
