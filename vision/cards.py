@@ -88,9 +88,10 @@ KEEP = 0.3
 #: A read through the dark look (light print on dark card) is scaled down to at most this
 #: sure, so that the dealer confirms it at any usual threshold. Such decks print their suits
 #: in gold, white or silver, whose colour does not tell red suits from black. On development
-#: scenes of the development designs printed on dark card, a third of the cards it read at
-#: 0.995 were wrong (6.4% of the cards wrong and sure, 12.9% right; no sure read came from
-#: the ordinary look), and 2 of the 25 indices it read at 0.99999 were still wrong.
+#: scenes of the development designs printed on dark card, with the narrower classifier
+#: before the present one, a third of the cards it read at 0.995 were wrong (6.4% of the
+#: cards wrong and sure, 12.9% right; no sure read came from the ordinary look), and 2 of
+#: the 25 indices it read at 0.99999 were still wrong.
 DARK_LOOK_SURENESS = 0.5
 #: A card's length in index heights: two reads of one code closer than this are one card.
 CARD_LENGTH = 8.0

@@ -240,8 +240,8 @@ def test_the_dark_look_turns_light_print_on_a_dark_card_over() -> None:
     ((40, 40, 200), (235, 235, 235), False),    # red on white
     ((10, 10, 10), (70, 70, 70), False),        # black on white, in dim light
 ], ids=["gold on black", "white on navy", "black on white", "red on white", "dim"])
-def test_only_light_print_on_dark_card_gets_the_dark_look(
+def test_only_light_print_on_dark_card_counts_as_on_dark_ground(
         print_colour: tuple[int, int, int], card: tuple[int, int, int],
         dark_ground: bool) -> None:
-    """The second look is spent only where the ground is darker than the print."""
+    """The dark look is spent only where the ground is darker than the print."""
     assert on_dark_ground(_printed(print_colour, card)).tolist() == [dark_ground]
