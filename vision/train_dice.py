@@ -104,13 +104,13 @@ WINDOW = (36, 48)
 #: The tilt check: its seed, epochs, how many times over a cocked die is seen per epoch
 #: (they are few), and the patches it is cut from (pixels, and crops' sides across).
 TILT_SEED = TRAIN_SEED + 7
-TILT_EPOCHS = 10
+TILT_EPOCHS = 18
 COCKED_WEIGHT = 3
 #: The tilt check also learns from TILT_SCENES scenes of its own, from TILT_SCENE_SEED on,
 #: half their dice cocked (`tilt_scene_frame`), and sees each real photo's dice
 #: TILT_REAL_WEIGHT times an epoch, so that its many cocked dice do not make it call a
 #: flat die on a real table tilted.
-TILT_SCENE_SEED, TILT_SCENES = 3_000_000, 800
+TILT_SCENE_SEED, TILT_SCENES = 3_000_000, 4000
 TILT_REAL_WEIGHT = 4
 TILT_PATCH, TILT_PATCH_SCALE = 96, 1.5
 

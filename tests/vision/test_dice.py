@@ -34,10 +34,10 @@ SCENES_EACH = 8
 FLOOR_STYLE = 0.6
 FLOOR_FELT = 0.85
 WRONG_SHARE = 0.05
-COCKED_FLAGGED = 0.5
+COCKED_FLAGGED = 0.9
 #: Of the cocked dice the reader alone takes flat and sure, the share the tilt check asks
 #: about at least; of the flat dice it reads right, the share it asks about at most.
-TILT_CAUGHT, TILT_FALSE = 0.55, 0.03
+TILT_CAUGHT, TILT_FALSE = 0.75, 0.03
 TILT_SCENES = 40
 OFF_TABLE_SEEN = 0.9
 HELD_OUT_IMAGES, HELD_OUT_WRONG = 0.95, 0.01
