@@ -239,7 +239,8 @@ class CardRunner(Runner):
         """The camera's thread: look at the cards every LOOK_EVERY seconds and note each
         settled change of what the camera vouches for (controller/card_camera.py)."""
         try:
-            reader = CardReader()
+            wanted = self.config.camera.card_threshold
+            reader = CardReader() if wanted is None else CardReader(threshold=wanted)
         except VisionError as error:
             self._tell(CARD_CAMERA, "unavailable", f"the card recogniser cannot be loaded: {error}")
             return
@@ -251,7 +252,8 @@ class CardRunner(Runner):
                 self._tell(CARD_CAMERA, "unavailable", str(error))
                 self.stop.wait(REOPEN_EVERY)
                 continue
-            self._tell(CARD_CAMERA, "working", camera.name)
+            self._tell(CARD_CAMERA, "working",
+                       f"{camera.name}; vouches for a card read at least {reader.threshold} sure")
             with camera:
                 self._look(camera, reader, look)
 

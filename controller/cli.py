@@ -88,6 +88,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("folder", type=Path, help="the labelled folder")
     evaluate.add_argument("--shoe", action="store_true",
                           help="cards seen through a dealer shoe's window, one at a time")
+    evaluate.add_argument("--threshold", type=float,
+                          help="the confidence (0.5-1) at which a read counts as sure "
+                          "(default: the recogniser's own; a card table's camera.card_threshold)")
     evaluate.set_defaults(run=_vision_eval)
 
     doctor = commands.add_parser("doctor", help="check that every device answers (run it "
@@ -231,6 +234,9 @@ def _vision_eval(args: argparse.Namespace) -> int:
     from vision.dice import DiceReader
     from vision.evaluate import evaluate
 
+    if args.threshold is not None and not 0.5 <= args.threshold <= 1:
+        print(f"hoyle: --threshold {args.threshold} is not between 0.5 and 1", file=sys.stderr)
+        return EXIT_BAD_INPUT
     progress = _progress_bar if sys.stderr.isatty() else None
     reader: Recogniser
     if args.kind == "dice":
@@ -238,7 +244,8 @@ def _vision_eval(args: argparse.Namespace) -> int:
     else:
         reader = ShoeWindowReader() if args.shoe else CardReader()
     try:
-        result = evaluate(reader, args.folder, args.kind, progress=progress)
+        result = evaluate(reader, args.folder, args.kind, progress=progress,
+                          threshold=args.threshold)
     except VisionError as error:
         print(f"hoyle: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -83,6 +83,9 @@ class CameraConfig:
     agree: int = 3
     interval: float = 1 / 15
     """Seconds between frames replayed from a folder (and the simulated table's)."""
+    card_threshold: float | None = None
+    """At a card table, how sure a card's read must be for the camera to vouch for it; None:
+    the card recogniser's own (vision.cards.DEFAULT_THRESHOLD)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,7 +369,8 @@ class _Reader:
     def camera(self, data: Mapping[str, Any]) -> CameraConfig:
         base = CameraConfig()
         camera = self.section(data, "camera", {"source", "width", "height", "bed", "threshold",
-                                               "still_frames", "agree", "interval"})
+                                               "still_frames", "agree", "interval",
+                                               "card_threshold"})
         source = self.get(camera, "camera", "source", str, base.source)
         if not source.strip():
             raise self.fail("camera.source", "must name a camera: sim, device:N, /dev/videoN, "
@@ -397,8 +401,11 @@ class _Reader:
         interval = self.get(camera, "camera", "interval", float, base.interval)
         if not 0 <= interval <= 5:
             raise self.fail("camera.interval", "must be between 0 and 5 seconds")
+        card_threshold = self.get(camera, "camera", "card_threshold", float, None)
+        if card_threshold is not None and not 0.5 <= card_threshold <= 1:
+            raise self.fail("camera.card_threshold", "must be between 0.5 and 1")
         return CameraConfig(source, size["width"], size["height"], bed, threshold,
-                            counts["still_frames"], counts["agree"], interval)
+                            counts["still_frames"], counts["agree"], interval, card_threshold)
 
     def shoe(self, data: Mapping[str, Any]) -> ShoeConfig:
         base = ShoeConfig()

@@ -75,18 +75,25 @@ pace = 1.0
 players = ["Ann", "Bob"]
 [camera]
 agree = 1
+card_threshold = 0.999
 [scoreboard]
 kind = "none"
 """)
     built = build(load_config(config))
     with TestClient(built.app) as client:
         wait_for(lambda: (d := helpers.device(client, "card camera")) and d["state"] == "working"
-                 and "simulated camera" in d["detail"])
+                 and "simulated camera" in d["detail"] and "at least 0.999 sure" in d["detail"])
         note = wait_for(lambda: next((e for e in client.get("/api/history").json()
                                       if e["kind"] == "note" and e["body"]["confirmed"]), None))
         dealt = [e["body"]["event"]["card"] for e in shoe_entries(client)]
         assert set(note["body"]["confirmed"]) <= set(dealt)
         assert note["body"]["text"].startswith("The camera confirms")
+        # The club's threshold, not the recogniser's own, is what the camera vouches at
+        # (the note's confidences are rounded to 4 places).
+        surest = {}
+        for read in note["body"]["vision"]:
+            surest[read["value"]] = max(surest.get(read["value"], 0.0), read["confidence"])
+        assert all(surest[code] >= 0.9989 for code in note["body"]["confirmed"]), surest
 
 
 @pytest.fixture

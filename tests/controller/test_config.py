@@ -50,6 +50,8 @@ def test_no_file_means_the_simulated_lane_on_loopback() -> None:
     ('[camera]\nbed = [0, 0, 640]\n', "camera.bed", 2),
     ('[camera]\n\nthreshold = 0.3\n', "camera.threshold", 3),
     ('[camera]\nagree = 0\n', "camera.agree", 2),
+    ('[camera]\ncard_threshold = 1.5\n', "camera.card_threshold", 2),
+    ('[camera]\ncard_threshold = "sure"\n', "camera.card_threshold", 2),
     ('[camera]\nwidth = 10\n', "camera.width", 2),
     ('[camera]\nzoom = 2\n', "camera.zoom", 2),
     ('[lane]\nbackend = "node"\n', "lane.backend", 2),
@@ -100,6 +102,15 @@ def test_a_dice_table_reads_its_camera(tmp_path: Path) -> None:
     camera = load_config(path).camera
     assert (camera.source, camera.bed, camera.threshold) == ("device:1", (10, 20, 600, 440),
                                                              0.95)
+
+
+def test_a_card_table_takes_the_recognisers_threshold_unless_told(tmp_path: Path) -> None:
+    path = tmp_path / "cards.toml"
+    path.write_text('[table]\ngame = "baccara"\n[camera]\nsource = "device:0"\n')
+    assert load_config(path).camera.card_threshold is None
+    path.write_text('[table]\ngame = "baccara"\n[camera]\nsource = "device:0"\n'
+                    'card_threshold = 0.9999\n')
+    assert load_config(path).camera.card_threshold == 0.9999
 
 
 @pytest.mark.parametrize("name", ["lane.toml", "dice.toml", "cards.toml"])

@@ -198,6 +198,16 @@ def test_hoyle_vision_eval_prints_the_figures(tmp_path: Path) -> None:
     for key in ("image_accuracy", "item_accuracy", "false_confident_rate", "unsure_rate",
                 "ms_per_frame", "per_class"):
         assert key in figures
+    stricter = subprocess.run([sys.executable, "-m", "controller.cli", "vision", "eval", "dice",
+                               str(tmp_path / "scenes"), "--threshold", "0.99"],
+                              capture_output=True, text=True, check=False, timeout=300)
+    assert stricter.returncode == 0, stricter.stderr
+    assert json.loads(stricter.stdout)["threshold"] == 0.99
+    assert json.loads(stricter.stdout)["unsure_rate"] >= figures["unsure_rate"]
+    wrong = subprocess.run([sys.executable, "-m", "controller.cli", "vision", "eval", "dice",
+                            str(tmp_path / "scenes"), "--threshold", "99"],
+                           capture_output=True, text=True, check=False, timeout=300)
+    assert wrong.returncode == 2 and "--threshold 99" in wrong.stderr
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "labels.jsonl").write_text('{"image": "nowhere.png", "dice": [3]}\n')
     bad = subprocess.run([sys.executable, "-m", "controller.cli", "vision", "eval", "dice",
