@@ -1,6 +1,6 @@
 """The card recogniser on images it was never trained or tuned on.
 
-Six JSON lines: table scenes and dealer-shoe windows rendered from the held-out decks
+JSON lines: table scenes and dealer-shoe windows rendered from the held-out decks
 (`held_out_decks()`, seeds HELD_OUT_SEED on, used nowhere else), and table scenes of those
 decks printed light on dark card (`render_scene`'s `dark_stock`); the real photos held out
 from training (`vision.train_cards.photo_split().held_out`: ../shared/data/cards, read in
@@ -8,7 +8,9 @@ place, never copied; boxes around jokers left out), read with and without the lo
 print on dark cards; and those of them from sessions no training photo comes from (every
 photo not named IMG_2022...). Each gives the DESIGN section 10 figures of `evaluate` (timed
 on one core there) and milliseconds per card: the median milliseconds per frame over the
-mean number of labelled cards in a frame.
+mean number of labelled cards in a frame. The held-out scenes and photos are scored again at
+each of STRICTER, the thresholds a club may set as `camera.card_threshold` for fewer wrong
+reads called sure (docs/cards.md).
 
 Usage: .venv/bin/python bench/vision_cards.py [--scenes 200] [--shoes 300] [--photos-only]
 """
@@ -31,13 +33,17 @@ from vision.train_cards import PHOTOS, TRAIN_PHOTO_PREFIX, photo_split, write_ph
 #: Rendered scenes for this benchmark only (training uses 2000 on, development 600000 on,
 #: the tests 930000 on).
 HELD_OUT_SEED = 940_000
+#: Thresholds above the recogniser's own that the scenes and photos are scored at too.
+STRICTER = (0.999, 0.9999)
 FIGURES = ("images", "image_accuracy", "item_accuracy", "false_confident_rate", "unsure_rate",
            "ms_per_frame", "threshold")
 
 
-def figures(what: str, reader: Recogniser, folder: Path, **extra: Any) -> str:
-    """One JSON line of `reader`'s figures on the labelled `folder`."""
-    result = evaluate(reader, folder, "cards")
+def figures(what: str, reader: Recogniser, folder: Path, threshold: float | None = None,
+            **extra: Any) -> str:
+    """One JSON line of `reader`'s figures on the labelled `folder` (sure at `threshold`,
+    when given, not at the reader's own)."""
+    result = evaluate(reader, folder, "cards", threshold=threshold)
     labels = load_labels(folder, "cards")
     cards = sum(len(label.items) for label in labels) / len(labels)
     return json.dumps({"what": what, "value": result["image_accuracy"], "unit": "share",
@@ -62,6 +68,10 @@ def main() -> int:
             write_folder(scenes, args.scenes, HELD_OUT_SEED, decks=decks)
             print(figures("card recogniser on held-out decks' rendered scenes", CardReader(),
                           scenes, seed=HELD_OUT_SEED, decks=names))
+            for threshold in STRICTER:
+                print(figures(f"card recogniser on held-out decks' rendered scenes, at "
+                              f"{threshold}", CardReader(), scenes, threshold,
+                              seed=HELD_OUT_SEED, decks=names))
             shoes = Path(tmp) / "shoes"
             write_folder(shoes, args.shoes, HELD_OUT_SEED + 1, shoe=True, decks=decks)
             print(figures("card recogniser on held-out decks' shoe windows",
@@ -75,6 +85,9 @@ def main() -> int:
             photos = write_photos(Path(tmp) / "photos", held_out)
             print(figures("card recogniser on the held-out real photos", CardReader(), photos,
                           source=str(PHOTOS)))
+            for threshold in STRICTER:
+                print(figures(f"card recogniser on the held-out real photos, at {threshold}",
+                              CardReader(), photos, threshold, source=str(PHOTOS)))
             print(figures("card recogniser on the held-out real photos, light cards only look",
                           CardReader(dark_cards=False), photos, source=str(PHOTOS)))
             others = write_photos(Path(tmp) / "other_sessions", [
