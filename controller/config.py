@@ -70,7 +70,8 @@ class SimConfig:
 
 @dataclass(frozen=True, slots=True)
 class CameraConfig:
-    """The dice table's camera and how surely a throw must be read (DESIGN section 7)."""
+    """The table's camera (DESIGN section 7): how a dice table's throw must be read, and how
+    sure a card table's camera must be of a card to vouch for it."""
 
     source: str = "sim"
     """"sim" (rendered throws), device:N, /dev/videoN, picamera, a folder or a video file."""
