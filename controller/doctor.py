@@ -385,10 +385,10 @@ def check_dice_recogniser(config: Config) -> Check:
 
 def check_card_recogniser() -> Check:
     """Load the card recogniser's models: without them the camera confirms no card."""
-    from vision.cards import DEFAULT_MODEL, CardReader
+    from vision.cards import MODELS, CardReader
     from vision.core import VisionError
 
-    where = str(DEFAULT_MODEL.parent)
+    where = str(MODELS)
     try:
         CardReader()
     except VisionError as error:

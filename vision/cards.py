@@ -10,10 +10,12 @@ designs and on some real photos, and run by OpenCV's dnn module, do the work:
   pixels, how likely an index's centre lies in each cell, the index's upright (the
   direction from its suit glyph to its rank glyph, as cosine and sine) and its height. Each
   local peak of that map is an index candidate, whatever the card's rotation;
-- the classifier (vision/models/card_index.onnx) is shown each candidate cut from the
-  full-resolution frame, turned upright and scaled by the predicted height
-  (`crop_indices`), as its ink and its redness (`classifier_input`), and says the rank, or
-  "not an index", and the suit.
+- the classifier is shown each candidate cut from the full-resolution frame, turned
+  upright and scaled by the predicted height (`crop_indices`), as its ink and its redness
+  (`classifier_input`), and says the rank, or "not an index", and the suit. It is three
+  small nets fitted alike from different seeds (vision/models/card_index*.onnx, the
+  members of `DEFAULT_MODELS`), whose probabilities are averaged: where the members
+  disagree, no read is sure.
 
 The two indices of one card (same code, within a card's length) make one read. Cards
 overlapping so that only a corner shows are read from that corner: nothing needs the
@@ -31,6 +33,7 @@ guess. `ShoeWindowReader` reads the one index a dealing shoe's window shows.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,8 +46,9 @@ from vision.core import Box, Frame, Observation, VisionError, check_frame
 Floats = npt.NDArray[np.float32]
 
 MODELS = Path(__file__).with_name("models")
-#: The committed classifier, written by vision/train_cards.py.
-DEFAULT_MODEL = MODELS / "card_index.onnx"
+#: The committed classifier's members, written by vision/train_cards.py.
+DEFAULT_MODELS = (MODELS / "card_index.onnx", MODELS / "card_index_2.onnx",
+                  MODELS / "card_index_3.onnx")
 #: The committed index finder, written by vision/train_cards.py.
 DEFAULT_FINDER = MODELS / "card_finder.onnx"
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -78,15 +82,16 @@ SAME_SIZE = 1.5
 MAX_CANDIDATES = 48
 #: Reads at least this sure are taken; below it the dealer confirms. Chosen on development
 #: scenes of designs left out of training and the development photos: below it, wrong sure
-#: reads of development scenes rise (0.6% of sure reads at it, 1.0% at 0.99, when chosen;
-#: with the present models, on 600 development scenes, 0.8% at it, 1.1% at 0.99, 0.5% at
-#: 0.999 and 0.14% at 0.9999, where 79% of cards are read against 87% at it). A club may
-#: set its own (`camera.card_threshold`).
+#: reads of development scenes rise (0.6% of sure reads at it, 1.0% at 0.99, when chosen,
+#: with one classifier). With the present three members, on the 600 development scenes of
+#: `vision.train_cards.dev_report`, 0.17% of sure reads are wrong at it, where 85% of cards
+#: are read (0.21% and 86% at 0.99, 0.13% and 81% at 0.999); the first member alone had
+#: 0.82% wrong at it, reading 87%. A club may set its own (`camera.card_threshold`).
 DEFAULT_THRESHOLD = 0.995
 #: The same for a shoe's window. Chosen on development windows when a window that cut the
 #: drawn card's index counted a read of that card as wrong; scored as `vision.evaluate` now
-#: scores them ("partly_seen"), no development window is read wrong and sure at it or at
-#: 0.95, and one of 195 is at 0.9.
+#: scores them ("partly_seen"), with the present models no development window is read wrong
+#: and sure at 0.9 or above, and 97% are read at it.
 SHOE_THRESHOLD = 0.99
 #: Candidates the classifier scores below this are dropped.
 KEEP = 0.3
@@ -279,17 +284,33 @@ class IndexRead:
 
 
 class IndexClassifier:
-    """The committed classifier (ONNX, run by OpenCV's dnn module): crops in, reads out."""
+    """The committed classifier (ONNX members, run by OpenCV's dnn module): crops in, reads
+    out. Each member gives a crop's rank and suit probabilities; the classifier's are their
+    mean. Only the first member looks at every crop; the others look at those the first
+    would keep (a read at least KEEP sure), since the candidates it refuses are most of a
+    frame's, and could not be read surely (at a threshold over about 0.85) whatever the
+    others said."""
 
-    def __init__(self, path: Path = DEFAULT_MODEL) -> None:
-        self.net = _load(path)
+    def __init__(self, paths: Sequence[Path] = DEFAULT_MODELS) -> None:
+        if not paths:
+            raise ValueError("a card classifier needs at least one member's model file")
+        self.nets = [_load(Path(path)) for path in paths]
 
     def probabilities(self, crops: Frame, *, dark: bool = False) -> tuple[Floats, Floats]:
         """Rank probabilities (n x 14, the last "not an index") and suit ones (n x 4) of
         colour crops, looked at as `classifier_input` looks (`dark`: as light print)."""
-        self.net.setInput(classifier_input(crops, dark=dark))
-        logits = np.asarray(self.net.forward(), np.float32).reshape(-1, len(RANKS) + 5)
-        return _softmax(logits[:, :len(RANKS) + 1]), _softmax(logits[:, len(RANKS) + 1:])
+        x = classifier_input(crops, dark=dark)
+        ranks, suits = _member_probabilities(self.nets[0], x)
+        if len(self.nets) == 1:
+            return ranks, suits
+        kept = np.nonzero(ranks[:, :NOT_AN_INDEX].max(axis=1) * suits.max(axis=1) >= KEEP)[0]
+        if len(kept):
+            rank_sum, suit_sum = ranks[kept], suits[kept]
+            for net in self.nets[1:]:
+                more_ranks, more_suits = _member_probabilities(net, x[kept])
+                rank_sum, suit_sum = rank_sum + more_ranks, suit_sum + more_suits
+            ranks[kept], suits[kept] = rank_sum / len(self.nets), suit_sum / len(self.nets)
+        return ranks, suits
 
     def read(self, frame: Frame, candidates: list[Candidate], *, dark: bool = False
              ) -> list[IndexRead]:
@@ -319,6 +340,13 @@ class IndexClassifier:
                 for i, (c, r, s, p, k) in enumerate(zip(candidates, rank, suit, sure, sureness,
                                                         strict=True))
                 if p >= KEEP]
+
+
+def _member_probabilities(net: cv2.dnn.Net, x: Floats) -> tuple[Floats, Floats]:
+    """One member's rank and suit probabilities of classifier inputs."""
+    net.setInput(np.ascontiguousarray(x))
+    logits = np.asarray(net.forward(), np.float32).reshape(-1, len(RANKS) + 5)
+    return _softmax(logits[:, :len(RANKS) + 1]), _softmax(logits[:, len(RANKS) + 1:])
 
 
 def _softmax(logits: Floats) -> Floats:
@@ -352,7 +380,7 @@ class CardReader:
     """
 
     def __init__(self, threshold: float = DEFAULT_THRESHOLD,
-                 model: Path = DEFAULT_MODEL, *, dark_cards: bool = True,
+                 models: Sequence[Path] = DEFAULT_MODELS, *, dark_cards: bool = True,
                  finder: Path = DEFAULT_FINDER,
                  sides: tuple[int, ...] = (FINDER_SIDE, CLOSE_SIDE)) -> None:
         if not 0.0 <= threshold <= 1.0:
@@ -361,7 +389,7 @@ class CardReader:
         self.dark_cards = dark_cards
         self.sides = sides
         self.finder = IndexFinder(Path(finder))
-        self.classifier = IndexClassifier(Path(model))
+        self.classifier = IndexClassifier(models)
 
     def indices(self, frame: Frame) -> list[IndexRead]:
         """Every corner index read in the frame, one read per candidate; with `dark_cards`,
@@ -381,9 +409,9 @@ class ShoeWindowReader:
     [] when no index is in view, else one Observation (confirm it when below `threshold`)."""
 
     def __init__(self, threshold: float = SHOE_THRESHOLD,
-                 model: Path = DEFAULT_MODEL, *, dark_cards: bool = True,
+                 models: Sequence[Path] = DEFAULT_MODELS, *, dark_cards: bool = True,
                  finder: Path = DEFAULT_FINDER) -> None:
-        self.reader = CardReader(threshold, model, dark_cards=dark_cards, finder=finder,
+        self.reader = CardReader(threshold, models, dark_cards=dark_cards, finder=finder,
                                  sides=(SHOE_SIDE,))
         self.threshold = threshold
 
@@ -398,7 +426,7 @@ class ShoeWindowReader:
                             confidence=best.confidence * (1 - rival))]
 
 
-__all__ = ["CLASSIFIER_CHANNELS", "DEFAULT_FINDER", "DEFAULT_MODEL", "DEFAULT_THRESHOLD",
+__all__ = ["CLASSIFIER_CHANNELS", "DEFAULT_FINDER", "DEFAULT_MODELS", "DEFAULT_THRESHOLD",
            "SHOE_THRESHOLD", "Candidate", "CardModelError", "CardReader", "IndexClassifier",
            "IndexFinder", "IndexRead", "ShoeWindowReader", "classifier_input", "crop_indices",
            "decode_peaks", "finder_input", "merge_candidates", "on_dark_ground"]

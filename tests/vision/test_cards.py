@@ -16,12 +16,16 @@ import numpy as np
 import pytest
 
 from vision.cards import (
+    DEFAULT_MODELS,
+    KEEP,
     SAME_SIZE,
     Candidate,
     CardModelError,
     CardReader,
+    IndexClassifier,
     ShoeWindowReader,
     classifier_input,
+    crop_indices,
     merge_candidates,
     on_dark_ground,
 )
@@ -42,15 +46,14 @@ SCENES = 24
 SHOES = 40
 PHOTO_STEP = 3
 # The issue's targets are not met yet (see the xfail tests and bench/vision_cards.py). These
-# floors are the levels the committed models reach now on these frames (scenes: 0.911 of
-# cards, one wrong and sure; shoe windows: 0.85, two windows of 36 wrong and sure; held-out
-# photos: 0.278 and none), a little below, so that a change that makes them worse fails;
-# raise them as the recogniser improves. These sets are small: the models before read the
-# same shoe windows 0.925 with one wrong, yet the benchmark's 300 windows 0.966 against
-# 0.973 now. (Reads of light print on dark card go to the dealer: a third of the photos
-# show such a deck.)
+# floors are the levels the committed models reach now on these frames (scenes: 0.893 of
+# cards, one wrong and sure; shoe windows: 0.90, none wrong and sure; held-out photos: 0.278
+# and none), a little below, so that a change that makes them worse fails; raise them as
+# the recogniser improves. These sets are small: one classifier alone read these shoe
+# windows 0.85 with two wrong and sure, and 0.925 with one, as it was refitted. (Reads of
+# light print on dark card go to the dealer: a third of the photos show such a deck.)
 SCENE_ITEMS, SCENE_WRONG = 0.88, 0.03
-SHOE_ITEMS, SHOE_WRONG = 0.82, 0.06
+SHOE_ITEMS, SHOE_WRONG = 0.85, 0.03
 PHOTO_ITEMS, PHOTO_WRONG = 0.25, 0.1
 DARK_SCENES = 16
 
@@ -191,7 +194,7 @@ def test_frames_that_are_not_8_bit_colour_images_are_refused(reader: CardReader,
 
 def test_a_missing_model_is_named(tmp_path: Path) -> None:
     with pytest.raises(CardModelError, match=r"nothing\.onnx"):
-        CardReader(model=tmp_path / "nothing.onnx")
+        CardReader(models=(DEFAULT_MODELS[0], tmp_path / "nothing.onnx"))
     with pytest.raises(CardModelError, match=r"no_finder\.onnx"):
         ShoeWindowReader(finder=tmp_path / "no_finder.onnx")
 
@@ -201,6 +204,36 @@ def test_a_file_that_is_no_model_is_refused(tmp_path: Path) -> None:
     bad.write_bytes(b"not a network")
     with pytest.raises(CardModelError, match="not a card model"):
         CardReader(finder=bad)
+
+
+def test_a_classifier_of_no_members_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least one member"):
+        IndexClassifier(())
+
+
+@needs_decks
+def test_the_classifier_averages_its_members_on_the_crops_the_first_keeps(
+        reader: CardReader) -> None:
+    """Each member is a classifier on its own; the ensemble's probabilities are the mean of
+    its members' for every crop the first member would keep, and the first's for the rest
+    (which no threshold over about 0.85 could take)."""
+    scene = render_scene(np.random.default_rng([SEED + 5, 0]), count=4,
+                         decks=held_out_decks())
+    candidates = merge_candidates([c for side in reader.sides
+                                   for c in reader.finder(scene.image, side)])
+    crops = crop_indices(scene.image, candidates)
+    members = [IndexClassifier((path,)).probabilities(crops) for path in DEFAULT_MODELS]
+    ranks, suits = IndexClassifier(DEFAULT_MODELS).probabilities(crops)
+    first_ranks, first_suits = members[0]
+    kept = first_ranks[:, :-1].max(axis=1) * first_suits.max(axis=1) >= KEEP
+    assert 0 < kept.sum() < len(crops), "the scene should show both indices and not"
+    mean_ranks = np.mean([r for r, _ in members], axis=0)
+    mean_suits = np.mean([s for _, s in members], axis=0)
+    np.testing.assert_allclose(ranks[kept], mean_ranks[kept], atol=1e-5)
+    np.testing.assert_allclose(suits[kept], mean_suits[kept], atol=1e-5)
+    np.testing.assert_allclose(ranks[~kept], first_ranks[~kept], atol=1e-6)
+    # The members are fitted from different seeds: they do not agree to the last digit.
+    assert not np.allclose(members[0][0][kept], members[1][0][kept], atol=1e-4)
 
 
 def test_a_threshold_outside_0_to_1_is_refused() -> None:
