@@ -303,7 +303,7 @@ class IndexClassifier:
         ranks, suits = _member_probabilities(self.nets[0], x)
         if len(self.nets) == 1:
             return ranks, suits
-        kept = np.nonzero(ranks[:, :NOT_AN_INDEX].max(axis=1) * suits.max(axis=1) >= KEEP)[0]
+        kept = np.nonzero(_sureness(ranks, suits) >= KEEP)[0]
         if len(kept):
             rank_sum, suit_sum = ranks[kept], suits[kept]
             for net in self.nets[1:]:
@@ -332,14 +332,20 @@ class IndexClassifier:
                 ranks[again[better]] = more_ranks[better]
                 suits[again[better]] = more_suits[better]
                 sureness[again[better]] = DARK_LOOK_SURENESS
-        n = np.arange(len(candidates))
         rank = ranks[:, :NOT_AN_INDEX].argmax(axis=1)
         suit = suits.argmax(axis=1)
-        sure = ranks[n, rank] * suits[n, suit]
+        sure = _sureness(ranks, suits)
         return [IndexRead(c, RANKS[r] + SUITS[s], float(p * k), float(1 - ranks[i, NOT_AN_INDEX]))
                 for i, (c, r, s, p, k) in enumerate(zip(candidates, rank, suit, sure, sureness,
                                                         strict=True))
                 if p >= KEEP]
+
+
+def _sureness(ranks: Floats, suits: Floats) -> Floats:
+    """How sure each crop's best read is: its likeliest rank's probability (an index's, not
+    "not an index") times its likeliest suit's."""
+    out: Floats = ranks[:, :NOT_AN_INDEX].max(axis=1) * suits.max(axis=1)
+    return out
 
 
 def _member_probabilities(net: cv2.dnn.Net, x: Floats) -> tuple[Floats, Floats]:

@@ -232,6 +232,7 @@ def test_the_classifier_averages_its_members_on_the_crops_the_first_keeps(
     np.testing.assert_allclose(ranks[kept], mean_ranks[kept], atol=1e-5)
     np.testing.assert_allclose(suits[kept], mean_suits[kept], atol=1e-5)
     np.testing.assert_allclose(ranks[~kept], first_ranks[~kept], atol=1e-6)
+    np.testing.assert_allclose(suits[~kept], first_suits[~kept], atol=1e-6)
     # The members are fitted from different seeds: they do not agree to the last digit.
     assert not np.allclose(members[0][0][kept], members[1][0][kept], atol=1e-4)
 
