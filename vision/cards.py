@@ -85,8 +85,8 @@ MAX_CANDIDATES = 48
 #: reads of development scenes rise (0.6% of sure reads at it, 1.0% at 0.99, when chosen,
 #: with one classifier). With the present three members, on the 600 development scenes of
 #: `vision.train_cards.dev_report`, 0.17% of sure reads are wrong at it, where 85% of cards
-#: are read (0.21% and 86% at 0.99, 0.13% and 81% at 0.999); the first member alone had
-#: 0.82% wrong at it, reading 87%. A club may set its own (`camera.card_threshold`).
+#: are read (0.21% and 87% at 0.99, 0.09% and 82% at 0.999); the first member alone had
+#: 0.86% wrong at it, reading 88%. A club may set its own (`camera.card_threshold`).
 DEFAULT_THRESHOLD = 0.995
 #: The same for a shoe's window. Chosen on development windows when a window that cut the
 #: drawn card's index counted a read of that card as wrong; scored as `vision.evaluate` now

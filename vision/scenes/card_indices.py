@@ -156,15 +156,17 @@ def _fit(glyph: Image, height: int, stretch: float) -> Image:
     return out
 
 
-def _index_mask(rng: np.random.Generator, code: str, height: int) -> Image:
-    """The index (rank over suit) as a mask `height` pixels tall, white on black."""
+def _index_mask(rng: np.random.Generator, code: str, height: int, rank_turns: int = 0
+                ) -> Image:
+    """The index (rank over suit) as a mask `height` pixels tall, white on black, its rank
+    glyph turned `rank_turns` quarters round (anticlockwise) over an upright suit sign."""
     letters, signs = fonts()
     rank, suit = code[:-1], code[-1]
     text = _choose(rng, RANK_TEXTS.get(rank, ((rank, 1.0),)))
     font = letters[int(rng.integers(len(letters)))]
     if not _has_glyph(font, text):
         text = {"\u0422": "A", "\u0412": "J", "\u0414": "Q", "\u041a": "K"}[text]
-    rank_glyph = _glyph(font, text)
+    rank_glyph = np.ascontiguousarray(np.rot90(_glyph(font, text), rank_turns))
     if signs and rng.random() < 0.5:
         sign = _glyph(signs[int(rng.integers(len(signs)))], SUIT_SIGNS[suit])
     else:
@@ -188,14 +190,16 @@ def _index_mask(rng: np.random.Generator, code: str, height: int) -> Image:
     return mask
 
 
-def typeset_index(rng: np.random.Generator, code: str, *, plain: bool = False
-                  ) -> tuple[Image, tuple[F64, F64, float, str, bool]]:
+def typeset_index(rng: np.random.Generator, code: str, *, plain: bool = False,
+                  rank_turns: int = 0) -> tuple[Image, tuple[F64, F64, float, str, bool]]:
     """A frame with one typeset index of `code` near a card's corner, turned any way round,
     and the index's truth: centre, upright (unit vector from its bottom to its top), height
     (frame pixels), code, and True (it is in view). `plain` leaves out the card's edge and
-    what else is printed on it: only the index on paper."""
+    what else is printed on it: only the index on paper. `rank_turns` turns the rank glyph
+    alone that many quarters round, which no index does: the look of a card's rank seen
+    the wrong way up over one of its pips."""
     height = int(rng.integers(14, 57))
-    mask = _index_mask(rng, code, height)
+    mask = _index_mask(rng, code, height, rank_turns)
     h, w = mask.shape
     side = 4 * height
     centre = np.array([side / 2, side / 2])
