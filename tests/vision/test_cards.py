@@ -36,7 +36,7 @@ from vision.evaluate import evaluate
 from vision.scenes.card_indices import typeset_index
 from vision.scenes.cards import CODES, held_out_decks, render_scene, write_folder
 from vision.scenes.dice import FELTS, felt_surface
-from vision.train_cards import photo_split, write_photos
+from vision.train_cards import SAME_TURNED, photo_split, write_photos
 
 PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cards"
 needs_photos = pytest.mark.skipif(not (PHOTOS / "labels.jsonl").exists(),
@@ -251,7 +251,7 @@ def test_a_rank_seen_the_wrong_way_up_over_a_pip_is_not_read_surely() -> None:
     over a heart). Typeset so, such crops must not be read surely; the same indices the
     right way up still are."""
     classifier = IndexClassifier()
-    codes = [code for code in CODES if code[:-1] not in ("6", "8", "9")]
+    codes = [code for code in CODES if code[:-1] not in SAME_TURNED]
     sure = {}
     for turns in (0, 2):
         crops = []
