@@ -1,4 +1,5 @@
-"""Trains the card recogniser's models: vision/models/card_finder.onnx and card_index*.onnx.
+"""Trains the card recogniser's models: vision/models/card_finder.onnx, card_index*.onnx
+and card_refiner.onnx.
 
 To regenerate them (same seeds, decks and photos give the same weights on the same machine):
 
@@ -20,7 +21,7 @@ list: 9 photos) is for development figures only, never fitted on, and the other 
 fitted on. Every other photo (the remaining IMG_2022 ones, all IMG_7xxx ones, the geaxgx
 ones) is held out: nothing here reads them; only the benchmark and the tests do.
 
-Training takes three steps; the rendered data of each is cached under --cache as .npy files:
+Training takes four steps; the rendered data of each is cached under --cache as .npy files:
 
 1. Finder data: SCENES table scenes from seeds [TRAIN_SEED, i] and SHOE_MOSAICS mosaics of
    4 x 4 shoe windows from [TRAIN_SEED + 1, i], each made harder the way phone photos are
@@ -53,11 +54,17 @@ Training takes three steps; the rendered data of each is cached under --cache as
    fitted on all crops, alike but from its own seed
    (TRAIN_SEED + 1 + MEMBER_SEED_STEP * k for member k), about 45 minutes each (on
    several processes with --first-member); `vision.cards` averages them.
+4. The refiner (`build_refiner`, written to --refiner; it needs nothing from the steps
+   before, and runs first): each visible index of REFINE_SCENES more table scenes and
+   REFINE_SHOES shoe windows is cut REFINE_CUTS times, REFINE_SPAN of its height wide, from
+   where a finder might have put it (`misplaced`), and the refiner is fitted to say the
+   moves that take each cut back onto its index (smooth L1), in about 40 minutes.
+   --skip-finder, --skip-refiner and --skip-classifier keep those files as they are.
 
 All fits are seeded, on one thread, and exported to ONNX for `cv2.dnn`. `--dev` prints
 the figures on rendered scenes of DEV_DECKS from DEV_SEED on (seeds used nowhere else; from
-DEV_SEED + 2 printed on dark card) and on the development photos, which is where the
-thresholds are chosen.
+DEV_SEED + 2 printed on dark card, from DEV_SEED + 3 2,000 more) and on the development
+photos, which is where the thresholds are chosen.
 """
 
 from __future__ import annotations
@@ -85,10 +92,13 @@ from vision.cards import (
     CROP,
     DEFAULT_FINDER,
     DEFAULT_MODELS,
+    DEFAULT_REFINER,
     FINDER_CHANNELS,
     FINDER_SIDE,
     NOT_AN_INDEX,
     RANKS,
+    REFINE_SPAN,
+    REFINER_OUTPUTS,
     SHOE_SIDE,
     SIZE_UNIT,
     STRIDE,
@@ -150,6 +160,19 @@ PHOTO_BOX_HEIGHT = 0.9
 #: scenes its candidates missed 8% of the indices in view, at 40 5%, at 80 4%.
 FINDER_EPOCHS = 80
 CLASSIFIER_EPOCHS = 8
+#: The refiner is fitted on the indices of REFINE_SCENES table scenes (seeds [TRAIN_SEED + 7,
+#: i], made harder as `_camera` makes them) and REFINE_SHOES shoe windows ([TRAIN_SEED + 8,
+#: i]), each cut REFINE_CUTS times from where a finder might have put it (`misplaced`).
+REFINE_SCENES, REFINE_SHOES, REFINE_CUTS = 4000, 1500, 3
+REFINER_EPOCHS = 16
+#: How far `misplaced` puts a candidate from its index, as the spread of a normal draw: its
+#: centre along and across the upright (in index heights), the log of its height, its turn
+#: (radians); half of the candidates are drawn with half these spreads. Each is cut at
+#: MISPLACED_LIMIT times its spread. On development scenes the finder's candidates for
+#: cards it did not read were off by a median 0.12 heights (0.54 at the 90th percentile),
+#: 5 (23) degrees and a fifth of their height (a third).
+MISPLACED_SPREAD = (0.17, 0.17, 0.2, math.radians(12))
+MISPLACED_LIMIT = 3.0
 #: Member k of the classifier (`vision.cards.DEFAULT_MODELS`: three) is fitted from seed
 #: TRAIN_SEED + 1 + MEMBER_SEED_STEP * k. Three, chosen on the development scenes
 #: (`dev_report`'s 600): at 0.99, 0.995 and 0.999 the first alone read 0.889, 0.873 and
@@ -864,20 +887,22 @@ def thin(crops: Crops, classes: Ints, seed: int, limit: int) -> tuple[Crops, Int
     return crops[keep], classes[keep]
 
 
-def fit_classifier(crops: Crops, classes: Ints, seed: int,
-                   epochs: int = CLASSIFIER_EPOCHS) -> Any:
-    """A seeded fit on one thread."""
+def _crop_inputs(crops: Crops) -> Any:
+    """Colour crops as the classifier and the refiner take them, as a torch tensor."""
     import torch
-    from torch.nn import functional
 
-    torch.set_num_threads(1)
-    torch.manual_seed(seed)
+    return torch.from_numpy(np.concatenate([classifier_input(crops[i:i + 8192])
+                                            for i in range(0, len(crops), 8192)]))
+
+
+def _fit_crops(net: Any, x: Any, batch_loss: Any, seed: int, epochs: int, name: str) -> Any:
+    """`net` fitted on one thread to the crop inputs `x`: `epochs` passes in batches of 256
+    drawn in an order seeded by `seed`, AdamW at a one-cycle rate; `batch_loss(out, batch,
+    xb)` is the loss of the net's output `out` for the samples `batch`, whose inputs `xb`
+    were each scaled by a random factor (another contrast)."""
+    import torch
+
     rng = np.random.default_rng(seed)
-    net = build_classifier()
-    x = torch.from_numpy(np.concatenate([classifier_input(crops[i:i + 8192])
-                                         for i in range(0, len(crops), 8192)]))
-    rank = torch.from_numpy(classes // 4)
-    suit = torch.from_numpy(np.where(classes // 4 == NOT_AN_INDEX, NO_SUIT, classes % 4))
     steps = epochs * ((len(x) + 255) // 256)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
@@ -888,21 +913,127 @@ def fit_classifier(crops: Crops, classes: Ints, seed: int,
         for start in range(0, len(x), 256):
             batch = order[start:start + 256]
             xb = x[batch] * torch.empty(len(batch), 1, 1, 1).uniform_(0.7, 1.3)
-            out = net(xb)
-            loss: Any = functional.cross_entropy(out[:, :NOT_AN_INDEX + 1], rank[batch])
-            has_suit = suit[batch] != NO_SUIT
-            if bool(has_suit.any()):
-                loss = loss + functional.cross_entropy(out[has_suit, NOT_AN_INDEX + 1:],
-                                                       suit[batch][has_suit])
+            loss = batch_loss(net(xb), batch)
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             total += float(loss.detach()) * len(batch)
-        print(f"classifier epoch {epoch + 1}/{epochs}: loss {total / len(x):.4f}",
-              file=sys.stderr)
+        print(f"{name} epoch {epoch + 1}/{epochs}: loss {total / len(x):.4f}", file=sys.stderr)
     net.eval()
     return net
+
+
+def fit_classifier(crops: Crops, classes: Ints, seed: int,
+                   epochs: int = CLASSIFIER_EPOCHS) -> Any:
+    """A seeded fit on one thread."""
+    import torch
+    from torch.nn import functional
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    net = build_classifier()
+    x = _crop_inputs(crops)
+    rank = torch.from_numpy(classes // 4)
+    suit = torch.from_numpy(np.where(classes // 4 == NOT_AN_INDEX, NO_SUIT, classes % 4))
+
+    def batch_loss(out: Any, batch: Any) -> Any:
+        loss: Any = functional.cross_entropy(out[:, :NOT_AN_INDEX + 1], rank[batch])
+        has_suit = suit[batch] != NO_SUIT
+        if bool(has_suit.any()):
+            loss = loss + functional.cross_entropy(out[has_suit, NOT_AN_INDEX + 1:],
+                                                   suit[batch][has_suit])
+        return loss
+
+    return _fit_crops(net, x, batch_loss, seed, epochs, "classifier")
+
+
+# --- step 4: the refiner ------------------------------------------------------------------
+
+def misplaced(rng: np.random.Generator, centre: F64, up: F64, size: float
+              ) -> tuple[Candidate, tuple[float, float, float, float]]:
+    """A candidate for the index at `centre` (upright `up`, unit; height `size`) as a
+    finder might place it (MISPLACED_SPREAD), and what the refiner should say of it: the
+    moves (`vision.cards.moved_by`) that take it back onto the index."""
+    wide = rng.random() < 0.5
+    along, across, log_size, turn = (
+        float(np.clip(rng.normal(0, spread if wide else spread / 2),
+                      -MISPLACED_LIMIT * spread, MISPLACED_LIMIT * spread))
+        for spread in MISPLACED_SPREAD)
+    cos, sin = math.cos(-turn), math.sin(-turn)
+    ux, uy = cos * float(up[0]) - sin * float(up[1]), sin * float(up[0]) + cos * float(up[1])
+    height = size / math.exp(log_size)
+    # The candidate's crop's right, in the frame, as `moved_by` takes it.
+    rx, ry = uy, -ux
+    return (Candidate(float(centre[0]) - (along * ux + across * rx) * height,
+                      float(centre[1]) - (along * uy + across * ry) * height, ux, uy, height),
+            (along, across, log_size, turn))
+
+
+def _refiner_job(job: tuple[int, bool]) -> tuple[Crops, F32]:
+    """The refiner's crops and targets from table scene i (or shoe window i)."""
+    cv2.setNumThreads(1)
+    i, shoe = job
+    if shoe:
+        rng = np.random.default_rng([TRAIN_SEED + 8, i])
+        scene = render_shoe_window(rng, decks=fit_decks())
+        frame, matrix = scene.image, np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    else:
+        rng = np.random.default_rng([TRAIN_SEED + 7, i])
+        scene = render_scene(rng, decks=fit_decks())
+        frame, matrix = _camera(rng, scene.image)
+    cuts = [misplaced(rng, centre, up, size)
+            for centre, up, size, _, seen in scene_indices(scene, matrix) if seen
+            for _ in range(REFINE_CUTS)]
+    if not cuts:
+        return np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros((0, REFINER_OUTPUTS), np.float32)
+    crops = crop_indices(frame, [c for c, _ in cuts], REFINE_SPAN)
+    return (np.stack([_worn(rng, crop) for crop in crops]),
+            np.array([t for _, t in cuts], np.float32))
+
+
+def refiner_data(cache: Path, scenes: int, shoes: int) -> tuple[Crops, F32]:
+    """The refiner's crops and targets, rendered on two processes or read back."""
+    key = cache / f"refiner_{scenes}_{shoes}_{REFINE_CUTS}"
+    if (key / "targets.npy").exists():
+        return np.load(key / "crops.npy"), np.load(key / "targets.npy")
+    jobs = [(i, False) for i in range(scenes)] + [(i, True) for i in range(shoes)]
+    with Pool(2) as pool:
+        parts = pool.map(_refiner_job, jobs, chunksize=8)
+    crops, targets = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    key.mkdir(parents=True, exist_ok=True)
+    np.save(key / "crops.npy", crops)
+    np.save(key / "targets.npy", targets)
+    return crops, targets
+
+
+def build_refiner() -> Any:
+    """The refiner: four convolutions and a small head, REFINER_OUTPUTS numbers out."""
+    from torch import nn
+
+    def conv(a: int, b: int) -> list[nn.Module]:
+        return [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
+
+    return nn.Sequential(*conv(CLASSIFIER_CHANNELS, 24), nn.MaxPool2d(2), *conv(24, 32),
+                         *conv(32, 48), nn.MaxPool2d(2), *conv(48, 64), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(64 * (CROP // 8) ** 2, 128), nn.ReLU(),
+                         nn.Linear(128, REFINER_OUTPUTS))
+
+
+def fit_refiner(crops: Crops, targets: F32, seed: int, epochs: int = REFINER_EPOCHS) -> Any:
+    """A seeded fit on one thread (smooth L1 on the moves)."""
+    import torch
+    from torch.nn import functional
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    net = build_refiner()
+    y = torch.from_numpy(targets)
+
+    def batch_loss(out: Any, batch: Any) -> Any:
+        return functional.smooth_l1_loss(out, y[batch], beta=0.05)
+
+    return _fit_crops(net, _crop_inputs(crops), batch_loss, seed, epochs, "refiner")
 
 
 def export(net: Any, out: Path, shape: tuple[int, int, int]) -> None:
@@ -944,28 +1075,30 @@ def write_photos(folder: Path, entries: Sequence[dict[str, Any]]) -> Path:
     return folder
 
 
-def dev_report(models: Sequence[Path], finder: Path, cache: Path = CACHE, scenes: int = 600,
-               shoes: int = 200) -> dict[str, Any]:
+def dev_report(models: Sequence[Path], finder: Path, refiner: Path | None = DEFAULT_REFINER,
+               cache: Path = CACHE, scenes: int = 600, shoes: int = 200,
+               more_scenes: int = 2000) -> dict[str, Any]:
     """The models' figures on development scenes and shoe windows of DEV_DECKS (rendered
-    once into `cache`), on scenes of them printed on dark card, and on the development
-    photos."""
+    once into `cache`), on scenes of them printed on dark card, on `more_scenes` more scenes
+    (from DEV_SEED + 3: enough cards to tell rates of wrong sure reads a tenth of a percent
+    apart), and on the development photos."""
     cv2.setNumThreads(1)
     out: dict[str, Any] = {}
     folders = []
-    for name, count, shoe in (("scenes", scenes, False), ("shoe", shoes, True)):
-        folder = cache / f"dev_{name}_{count}"
+    for name, count, seed, shoe, dark in (
+            ("scenes", scenes, DEV_SEED, False, 0.0), ("shoe", shoes, DEV_SEED, True, 0.0),
+            ("dark", scenes, DEV_SEED + 2, False, 1.0),
+            ("more_scenes", more_scenes, DEV_SEED + 3, False, 0.0)):
+        folder = cache / f"dev_{'dark_scenes' if name == 'dark' else name}_{count}"
         if not (folder / "labels.jsonl").exists():
-            write_scenes(folder, count, DEV_SEED, shoe=shoe, decks=dev_decks())
+            write_scenes(folder, count, seed, shoe=shoe, decks=dev_decks(), dark_stock=dark)
         folders.append((name, folder, shoe))
-    folder = cache / f"dev_dark_scenes_{scenes}"
-    if not (folder / "labels.jsonl").exists():
-        write_scenes(folder, scenes, DEV_SEED + 2, decks=dev_decks(), dark_stock=1.0)
-    folders.append(("dark", folder, False))
     if (PHOTOS / "labels.jsonl").exists():
         folders.append(("photos", write_photos(cache / "dev_photos", photo_split().dev), False))
     for name, folder, shoe in folders:
-        reader = _Remembered(ShoeWindowReader(models=models, finder=finder) if shoe else
-                             CardReader(models=models, finder=finder))
+        reader = _Remembered(
+            ShoeWindowReader(models=models, finder=finder, refiner=refiner) if shoe else
+            CardReader(models=models, finder=finder, refiner=refiner))
         result = evaluate(reader, folder, "cards")
         for threshold in (0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999):
             r = evaluate(reader, folder, "cards", threshold=threshold)
@@ -984,6 +1117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "members on several processes")
     parser.add_argument("--finder", type=Path, default=DEFAULT_FINDER,
                         help="finder file to write")
+    parser.add_argument("--refiner", type=Path, default=DEFAULT_REFINER,
+                        help="refiner file to write")
     parser.add_argument("--cache", type=Path, default=CACHE,
                         help="folder for the rendered training data")
     parser.add_argument("--scenes", type=int, default=SCENES, help="table scenes to render")
@@ -994,7 +1129,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--finder-epochs", type=int, default=FINDER_EPOCHS)
     parser.add_argument("--classifier-epochs", type=int, default=CLASSIFIER_EPOCHS)
     parser.add_argument("--skip-finder", action="store_true",
-                        help="keep the finder file as it is; fit only the classifier")
+                        help="keep the finder file as it is")
+    parser.add_argument("--skip-refiner", action="store_true",
+                        help="keep the refiner file as it is")
+    parser.add_argument("--skip-classifier", action="store_true",
+                        help="keep the classifier's member files as they are")
     parser.add_argument("--typeset", type=int, default=TYPESET,
                         help="typeset indices to cut classifier crops from")
     parser.add_argument("--turned-ranks", type=int, default=TURNED_RANKS,
@@ -1007,7 +1146,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="only print the models' figures on the development scenes")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
-    if not args.dev:
+    if not args.dev and not args.skip_refiner:
+        crops, targets = refiner_data(args.cache, REFINE_SCENES, REFINE_SHOES)
+        print(f"{len(crops)} refiner crops", file=sys.stderr)
+        export(fit_refiner(crops, targets, TRAIN_SEED + 7), args.refiner,
+               (CLASSIFIER_CHANNELS, CROP, CROP))
+    if not args.dev and not (args.skip_finder and args.skip_classifier):
         truths: list[tuple[str, list[Truth]]] = []
         if (PHOTOS / "labels.jsonl").exists():
             truths = photo_truths(args.cache, args.reference)
@@ -1039,11 +1183,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             classes = np.concatenate([classes, more_classes])
         print(f"{len(crops)} crops, {int((classes // 4 < NOT_AN_INDEX).sum())} of indices",
               file=sys.stderr)
-        for k, member in enumerate(args.models, start=args.first_member):
+        for k, member in enumerate([] if args.skip_classifier else args.models,
+                                   start=args.first_member):
             export(fit_classifier(crops, classes, TRAIN_SEED + 1 + MEMBER_SEED_STEP * k,
                                   args.classifier_epochs),
                    member, (CLASSIFIER_CHANNELS, CROP, CROP))
-    print(json.dumps(dev_report(args.models, args.finder, args.cache)))
+    print(json.dumps(dev_report(args.models, args.finder, args.refiner, args.cache)))
     return 0
 
 

@@ -20,15 +20,19 @@ from vision.cards import (
     DEFAULT_MODELS,
     DEFAULT_THRESHOLD,
     KEEP,
+    RANKS,
     SAME_SIZE,
+    SUITS,
     Candidate,
     CardModelError,
     CardReader,
     IndexClassifier,
+    IndexRefiner,
     ShoeWindowReader,
     classifier_input,
     crop_indices,
     merge_candidates,
+    moved_by,
     on_dark_ground,
 )
 from vision.core import BadFrameError
@@ -36,7 +40,7 @@ from vision.evaluate import evaluate
 from vision.scenes.card_indices import typeset_index
 from vision.scenes.cards import CODES, held_out_decks, render_scene, write_folder
 from vision.scenes.dice import FELTS, felt_surface
-from vision.train_cards import SAME_TURNED, photo_split, write_photos
+from vision.train_cards import SAME_TURNED, misplaced, photo_split, scene_indices, write_photos
 
 PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cards"
 needs_photos = pytest.mark.skipif(not (PHOTOS / "labels.jsonl").exists(),
@@ -49,19 +53,26 @@ SCENES = 24
 SHOES = 40
 PHOTO_STEP = 3
 # The issue's targets are not met yet (see the xfail tests and bench/vision_cards.py). These
-# floors are the levels the committed models reach now on these frames (scenes: 0.893 of
-# cards, none wrong and sure; shoe windows: 0.90, none wrong and sure; held-out photos: 0.25
-# and none), a little below, so that a change that makes them worse fails; raise them as
-# the recogniser improves. These sets are small: one classifier alone read these shoe
-# windows 0.85 with two wrong and sure, and 0.925 with one, as it was refitted. (Reads of
-# light print on dark card go to the dealer: a third of the photos show such a deck.)
-SCENE_ITEMS, SCENE_WRONG = 0.88, 0.03
+# floors are the levels the committed models reach now on these frames (scenes: 0.884 of
+# cards, one of the sure reads wrong; shoe windows: 0.90, none wrong and sure; held-out
+# photos: 0.28 and none), a little below, so that a change that makes them worse fails;
+# raise them as the recogniser improves. These sets are small: one classifier alone read
+# these shoe windows 0.85 with two wrong and sure, and 0.925 with one, as it was refitted.
+# (Reads of light print on dark card go to the dealer: a third of the photos show such a
+# deck.)
+SCENE_ITEMS, SCENE_WRONG = 0.86, 0.03
 SHOE_ITEMS, SHOE_WRONG = 0.85, 0.03
-PHOTO_ITEMS, PHOTO_WRONG = 0.22, 0.1
+PHOTO_ITEMS, PHOTO_WRONG = 0.25, 0.1
 DARK_SCENES = 16
+#: Scenes of held-out designs whose indices, misplaced, the refiner must put back: each
+#: median error (centre, turn, size) after at most REFINED_ERROR of what it was (now 0.27,
+#: 0.08 and 0.37), and a share REFINED_MORE_READ more of them read surely and rightly (now
+#: 0.28 more: 76 of 93, against 50).
+REFINED_SCENES, REFINED_ERROR, REFINED_MORE_READ = 12, 0.6, 0.15
 #: Of typeset indices with the rank turned round, at most this share may be read surely
 #: (the classifier fitted without such crops was sure of 12.5% of these; now none); of the
-#: same indices the right way up, at least this share (now 0.925).
+#: same indices the right way up, at least this share (now 0.90 at DEFAULT_THRESHOLD 0.999;
+#: 0.925 at 0.995).
 TURNED_SURE, TYPESET_SURE = 0.02, 0.85
 
 
@@ -206,6 +217,16 @@ def test_a_missing_model_is_named(tmp_path: Path) -> None:
         ShoeWindowReader(finder=tmp_path / "no_finder.onnx")
 
 
+def test_a_missing_refiner_is_named_and_a_reader_may_go_without_one(tmp_path: Path) -> None:
+    with pytest.raises(CardModelError, match=r"no_refiner\.onnx"):
+        CardReader(refiner=tmp_path / "no_refiner.onnx")
+    with pytest.raises(CardModelError, match=r"no_refiner\.onnx"):
+        ShoeWindowReader(refiner=tmp_path / "no_refiner.onnx")
+    assert CardReader(refiner=None).refiner is None
+    with pytest.raises(ValueError, match="at least once"):
+        IndexRefiner(steps=0)
+
+
 def test_a_file_that_is_no_model_is_refused(tmp_path: Path) -> None:
     bad = tmp_path / "card_finder.onnx"
     bad.write_bytes(b"not a network")
@@ -330,3 +351,76 @@ def test_only_light_print_on_dark_card_counts_as_on_dark_ground(
         dark_ground: bool) -> None:
     """The dark look is spent only where the ground is darker than the print."""
     assert on_dark_ground(_printed(print_colour, card)).tolist() == [dark_ground]
+
+
+def test_the_refiners_targets_take_its_misplaced_candidate_back_onto_the_index() -> None:
+    """What the refiner is fitted to say of a misplaced candidate (`misplaced`) is what the
+    reader then does with it (`moved_by`): the two must agree, or the refiner learns to
+    move candidates the wrong way."""
+    rng = np.random.default_rng([SEED + 9, 0])
+    moved_far = 0
+    for _ in range(300):
+        centre = rng.uniform(0, 640, 2)
+        angle = float(rng.uniform(0, 2 * np.pi))
+        up = np.array([np.cos(angle), np.sin(angle)])
+        size = float(rng.uniform(8, 120))
+        candidate, moves = misplaced(rng, centre, up, size)
+        moved_far += np.hypot(candidate.x - centre[0], candidate.y - centre[1]) > 0.1 * size
+        back = moved_by(candidate, *moves)
+        assert (back.x, back.y) == pytest.approx((centre[0], centre[1]), abs=1e-6 * size)
+        assert (back.ux, back.uy) == pytest.approx((up[0], up[1]), abs=1e-9)
+        assert back.size == pytest.approx(size, rel=1e-9)
+    assert moved_far > 100, "the candidates should be misplaced"
+
+
+def _read_surely(classifier: IndexClassifier, crops: np.ndarray, codes: list[str]) -> int:
+    """How many of the crops the classifier reads as their codes, at least DEFAULT_THRESHOLD
+    sure."""
+    ranks, suits = classifier.probabilities(crops)
+    sure = ranks[:, :-1].max(axis=1) * suits.max(axis=1)
+    return sum(RANKS[int(r)] + SUITS[int(u)] == code and p >= DEFAULT_THRESHOLD
+               for r, u, p, code in zip(ranks[:, :-1].argmax(axis=1), suits.argmax(axis=1),
+                                        sure, codes, strict=True))
+
+
+def test_moves_are_along_the_upright_and_across_it_in_index_heights() -> None:
+    upright = Candidate(100, 100, 0.0, -1.0, 20)  # the rank above the suit, as the frame shows
+    assert moved_by(upright, 0.5, 0.0, 0.0, 0.0) == Candidate(100, 90, 0.0, -1.0, 20)
+    # Across is towards the crop's right, which is the frame's left (`crop_indices` mirrors).
+    assert moved_by(upright, 0.0, 0.5, 0.0, 0.0) == Candidate(90, 100, 0.0, -1.0, 20)
+    grown = moved_by(upright, 0.0, 0.0, float(np.log(1.5)), 0.0)
+    assert grown.size == pytest.approx(30)
+    turned = moved_by(upright, 0.0, 0.0, 0.0, float(np.pi / 2))
+    assert (turned.ux, turned.uy) == pytest.approx((1.0, 0.0))
+
+
+@needs_decks
+def test_the_refiner_puts_misplaced_candidates_back_on_held_out_indices() -> None:
+    """Candidates put where a finder might put them on designs it never saw are moved back
+    onto their indices, and more of them are then read surely and rightly."""
+    refiner, classifier = IndexRefiner(), IndexClassifier()
+    before: list[tuple[float, float, float]] = []
+    after: list[tuple[float, float, float]] = []
+    read_before = read_after = 0
+    for i in range(REFINED_SCENES):
+        rng = np.random.default_rng([SEED + 10, i])
+        scene = render_scene(rng, decks=held_out_decks())
+        truth = [t for t in scene_indices(scene, np.array([[1.0, 0, 0], [0, 1.0, 0]])) if t[4]]
+        if not truth:
+            continue
+        cuts = [misplaced(rng, centre, up, size)[0] for centre, up, size, _, _ in truth]
+        moved = refiner(scene.image, cuts)
+        for (centre, up, size, _, _), was, now in zip(truth, cuts, moved, strict=True):
+            for out, c in ((before, was), (after, now)):
+                out.append((float(np.hypot(c.x - centre[0], c.y - centre[1])) / size,
+                            float(np.degrees(np.arccos(np.clip(c.ux * up[0] + c.uy * up[1],
+                                                               -1, 1)))),
+                            abs(float(np.log(c.size / size)))))
+        codes = [code for _, _, _, code, _ in truth]
+        read_before += _read_surely(classifier, crop_indices(scene.image, cuts), codes)
+        read_after += _read_surely(classifier, crop_indices(scene.image, moved), codes)
+    was_median, now_median = np.median(before, axis=0), np.median(after, axis=0)
+    assert len(before) > 60, "the scenes should show indices"
+    assert np.all(now_median <= REFINED_ERROR * was_median), (was_median, now_median)
+    assert read_after >= read_before + REFINED_MORE_READ * len(before), (read_before,
+                                                                         read_after)
