@@ -1,8 +1,9 @@
 """The card recogniser: rank and suit of every card face up in a frame, and how surely.
 
-A card is read from its corner index: a rank glyph printed above a suit glyph. Two small
-networks, both trained by `vision/train_cards.py` on scenes rendered from Debian's card
-designs and on some real photos, and run by OpenCV's dnn module, do the work:
+A card is read from its corner index: a rank glyph printed above a suit glyph. Small
+networks, all trained by `vision/train_cards.py` on scenes rendered from Debian's card
+designs (the finder and the classifier on some real photos too), and run by OpenCV's dnn
+module, do the work:
 
 - the finder (vision/models/card_finder.onnx), a small fully convolutional net, looks at the
   frame scaled down (its long side FINDER_SIDE pixels, and again CLOSE_SIDE for cards seen

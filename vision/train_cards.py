@@ -58,7 +58,7 @@ Training takes four steps; the rendered data of each is cached under --cache as 
    before, and runs first): each visible index of REFINE_SCENES more table scenes and
    REFINE_SHOES shoe windows is cut REFINE_CUTS times, REFINE_SPAN of its height wide, from
    where a finder might have put it (`misplaced`), and the refiner is fitted to say the
-   moves that take each cut back onto its index (smooth L1), in about 40 minutes.
+   moves that take each cut back onto its index (smooth L1), in about 25 minutes.
    --skip-finder, --skip-refiner and --skip-classifier keep those files as they are.
 
 All fits are seeded, on one thread, and exported to ONNX for `cv2.dnn`. `--dev` prints
@@ -169,8 +169,9 @@ REFINER_EPOCHS = 16
 #: centre along and across the upright (in index heights), the log of its height, its turn
 #: (radians); half of the candidates are drawn with half these spreads. Each is cut at
 #: MISPLACED_LIMIT times its spread. On development scenes the finder's candidates for
-#: cards it did not read were off by a median 0.12 heights (0.54 at the 90th percentile),
-#: 5 (23) degrees and a fifth of their height (a third).
+#: cards it did not read were off by a median 0.12 heights (0.54 at the 90th percentile)
+#: and 5 degrees (23), and over half were more than 15% too high or low (the 10th and 90th
+#: percentiles 0.78 and 1.44 times the index's height).
 MISPLACED_SPREAD = (0.17, 0.17, 0.2, math.radians(12))
 MISPLACED_LIMIT = 3.0
 #: Member k of the classifier (`vision.cards.DEFAULT_MODELS`: three) is fitted from seed
