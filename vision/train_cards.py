@@ -75,7 +75,7 @@ import json
 import math
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from multiprocessing import Pool
@@ -768,20 +768,31 @@ def _peak_job(job: tuple[int, bool, str]) -> tuple[Crops, Ints]:
                              if lab is not None])
 
 
+def _pooled(key: Path, job: Callable[[Any], tuple[Any, Any]], jobs: Iterable[Any],
+            chunksize: int, *, second: str = "classes", note: str = "") -> tuple[Any, Any]:
+    """The crops and the `second` array `job` gives for each of `jobs`, each concatenated:
+    read back from `key`'s .npy files, or made on two processes (saying `note` first) and
+    kept there."""
+    if (key / f"{second}.npy").exists():
+        return np.load(key / "crops.npy"), np.load(key / f"{second}.npy")
+    if note:
+        print(note, file=sys.stderr)
+    with Pool(2) as pool:
+        parts = pool.map(job, jobs, chunksize=chunksize)
+    crops, more = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    key.mkdir(parents=True, exist_ok=True)
+    np.save(key / "crops.npy", crops)
+    np.save(key / f"{second}.npy", more)
+    return crops, more
+
+
 def peak_crops(cache: Path, finder: Path, scenes: int) -> tuple[Crops, Ints]:
     """Step 3's crops, cut where the finder finds peaks, or read back."""
     digest = hashlib.sha1(finder.read_bytes()).hexdigest()[:10]
     key = cache / f"peaks_{scenes}_{digest}_{CROP_KIND}"
-    if (key / "crops.npy").exists():
-        return np.load(key / "crops.npy"), np.load(key / "classes.npy")
     jobs = [(i, False, str(finder)) for i in range(scenes)] + [
         (i, True, str(finder)) for i in range(scenes)]
-    with Pool(2) as pool:
-        parts = pool.map(_peak_job, jobs, chunksize=16)
-    crops, classes = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-    key.mkdir(parents=True, exist_ok=True)
-    np.save(key / "crops.npy", crops)
-    np.save(key / "classes.npy", classes)
+    crops, classes = _pooled(key, _peak_job, jobs, 16)
     return crops, classes
 
 
@@ -851,17 +862,10 @@ def typeset_crops(cache: Path, count: int, *, turned: bool = False) -> tuple[Cro
     digest = hashlib.sha1("\n".join(map(str, letters + signs)).encode()).hexdigest()[:10]
     kind = "turned" if turned else "typeset"
     key = cache / f"{kind}_{count}_{digest}_{CROP_KIND}"
-    if (key / "crops.npy").exists():
-        return np.load(key / "crops.npy"), np.load(key / "classes.npy")
-    print(f"typesetting {count} indices{' with ranks turned round' if turned else ''} in "
-          f"{len(letters)} fonts, suit signs from {len(signs)}", file=sys.stderr)
-    with Pool(2) as pool:
-        parts = pool.map(_turned_rank_job if turned else _typeset_job, range(count),
-                         chunksize=64)
-    crops, classes = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-    key.mkdir(parents=True, exist_ok=True)
-    np.save(key / "crops.npy", crops)
-    np.save(key / "classes.npy", classes)
+    crops, classes = _pooled(
+        key, _turned_rank_job if turned else _typeset_job, range(count), 64,
+        note=f"typesetting {count} indices{' with ranks turned round' if turned else ''} in "
+             f"{len(letters)} fonts, suit signs from {len(signs)}")
     return crops, classes
 
 
@@ -996,15 +1000,8 @@ def _refiner_job(job: tuple[int, bool]) -> tuple[Crops, F32]:
 def refiner_data(cache: Path, scenes: int, shoes: int) -> tuple[Crops, F32]:
     """The refiner's crops and targets, rendered on two processes or read back."""
     key = cache / f"refiner_{scenes}_{shoes}_{REFINE_CUTS}"
-    if (key / "targets.npy").exists():
-        return np.load(key / "crops.npy"), np.load(key / "targets.npy")
     jobs = [(i, False) for i in range(scenes)] + [(i, True) for i in range(shoes)]
-    with Pool(2) as pool:
-        parts = pool.map(_refiner_job, jobs, chunksize=8)
-    crops, targets = np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-    key.mkdir(parents=True, exist_ok=True)
-    np.save(key / "crops.npy", crops)
-    np.save(key / "targets.npy", targets)
+    crops, targets = _pooled(key, _refiner_job, jobs, 8, second="targets")
     return crops, targets
 
 
