@@ -423,6 +423,17 @@ def _softmax(logits: Floats) -> Floats:
     return out
 
 
+def index_candidates(frame: Frame, finder: IndexFinder, refiner: IndexRefiner | None,
+                     sides: Sequence[int]) -> list[Candidate]:
+    """The candidates a reader reads: the finder's at each of `sides`, one per place
+    (`merge_candidates`), each then moved by the refiner, if any, onto its index (two it
+    moves onto one index are one)."""
+    candidates = merge_candidates([c for side in sides for c in finder(frame, side)])
+    if refiner is not None:
+        candidates = merge_candidates(refiner(frame, candidates))
+    return candidates
+
+
 def merge_cards(reads: list[IndexRead]) -> list[IndexRead]:
     """One read per card: indices with the same code within a card's length are the
     corners of one card; the surest speaks for it."""
@@ -466,11 +477,8 @@ class CardReader:
         refiner, each candidate is read where the refiner moves it (two that it moves onto
         one index are one, `merge_candidates`)."""
         frame = check_frame(frame)
-        candidates = merge_candidates([c for side in self.sides
-                                       for c in self.finder(frame, side)])
-        if self.refiner is not None:
-            candidates = merge_candidates(self.refiner(frame, candidates))
-        return self.classifier.read(frame, candidates, dark=self.dark_cards)
+        return self.classifier.read(frame, index_candidates(frame, self.finder, self.refiner,
+                                                            self.sides), dark=self.dark_cards)
 
     def __call__(self, frame: Frame) -> list[Observation]:
         return [Observation(value=r.code, box=r.candidate.box, confidence=r.confidence)
@@ -502,5 +510,5 @@ class ShoeWindowReader:
 __all__ = ["CLASSIFIER_CHANNELS", "DEFAULT_FINDER", "DEFAULT_MODELS", "DEFAULT_REFINER",
            "DEFAULT_THRESHOLD", "SHOE_THRESHOLD", "Candidate", "CardModelError", "CardReader",
            "IndexClassifier", "IndexFinder", "IndexRead", "IndexRefiner", "ShoeWindowReader",
-           "classifier_input", "crop_indices", "decode_peaks", "finder_input",
+           "classifier_input", "crop_indices", "decode_peaks", "finder_input", "index_candidates",
            "merge_candidates", "moved_by", "on_dark_ground"]

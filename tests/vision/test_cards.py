@@ -31,6 +31,7 @@ from vision.cards import (
     ShoeWindowReader,
     classifier_input,
     crop_indices,
+    index_candidates,
     merge_candidates,
     moved_by,
     on_dark_ground,
@@ -247,8 +248,7 @@ def test_the_classifier_averages_its_members_on_the_crops_the_first_keeps(
     (which no threshold over about 0.85 could take)."""
     scene = render_scene(np.random.default_rng([SEED + 5, 0]), count=4,
                          decks=held_out_decks())
-    candidates = merge_candidates([c for side in reader.sides
-                                   for c in reader.finder(scene.image, side)])
+    candidates = index_candidates(scene.image, reader.finder, reader.refiner, reader.sides)
     crops = crop_indices(scene.image, candidates)
     members = [IndexClassifier((path,)).probabilities(crops) for path in DEFAULT_MODELS]
     ranks, suits = IndexClassifier(DEFAULT_MODELS).probabilities(crops)
