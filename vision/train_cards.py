@@ -40,25 +40,28 @@ Training takes four steps; the rendered data of each is cached under --cache as 
    stands out (`photo_truths`, kept in --cache for that classifier).
 2. The finder (`build_finder`: a small fully convolutional net, output every STRIDE pixels)
    is fitted on random 160 x 160 windows (focal loss on the centre map, L1 on the rest).
-3. Finder crops: the new finder is run on CROP_SCENES more scenes (seeds [TRAIN_SEED + 2,
-   i]) and on PHOTO_CROP_VIEWS views of each photo fitted on, and every peak is cut as
-   `vision.cards.crop_index` cuts it and labelled by the index it lies on (rank and suit),
-   "not an index" when on none or pointing the wrong way, left out when on an index of
-   unknown upright. To these come the crops of TYPESET typeset indices (`typeset_crops`:
-   a rank over a suit sign in one of the machine's fonts or drawn, near a card's corner,
-   as another camera took it), cut as step 1 cuts its crops at the truth: index shapes no
-   Debian design has, so that a new design's index is less new; and TURNED_RANKS more
-   with the rank glyph alone turned round over an upright suit sign, cut as "not an
-   index" (`_turned_rank_job`). Then each of the classifier's members
-   (`build_classifier`; --models, the three files of `vision.cards.DEFAULT_MODELS`) is
-   fitted on all crops, alike but from its own seed
-   (TRAIN_SEED + 1 + MEMBER_SEED_STEP * k for member k), about 45 minutes each (on
-   several processes with --first-member); `vision.cards` averages them.
+3. Finder crops: a reader's candidates (`vision.cards.index_candidates`: the new finder's
+   peaks, each moved by the refiner at --refiner, as the reader moves them) in CROP_SCENES
+   more scenes and as many shoe windows (seeds [TRAIN_SEED + 2, i]) and in
+   PHOTO_CROP_VIEWS views of each photo fitted on are cut as `vision.cards.crop_indices`
+   cuts them and labelled by the index each lies on (rank and suit), "not an index" when
+   on none or pointing the wrong way, left out when on an index of unknown upright. To
+   these come the crops of TYPESET typeset indices (`typeset_crops`: a rank over a suit
+   sign in one of the machine's fonts or drawn, near a card's corner, as another camera
+   took it), cut as step 1 cuts its crops at the truth: index shapes no Debian design
+   has, so that a new design's index is less new; and TURNED_RANKS more with the rank
+   glyph alone turned round over an upright suit sign, cut as "not an index"
+   (`_turned_rank_job`). Then each of the classifier's members (`build_classifier`;
+   --models, the three files of `vision.cards.DEFAULT_MODELS`) is fitted on all crops,
+   alike but from its own seed (TRAIN_SEED + 1 + MEMBER_SEED_STEP * k for member k),
+   about 45 minutes each (on several processes with --first-member); `vision.cards`
+   averages them.
 4. The refiner (`build_refiner`, written to --refiner; it needs nothing from the steps
-   before, and runs first): each visible index of REFINE_SCENES more table scenes and
-   REFINE_SHOES shoe windows is cut REFINE_CUTS times, REFINE_SPAN of its height wide, from
-   where a finder might have put it (`misplaced`), and the refiner is fitted to say the
-   moves that take each cut back onto its index (smooth L1), in about 25 minutes.
+   before, and runs first, as step 3 reads through it): each visible index of
+   REFINE_SCENES more table scenes and REFINE_SHOES shoe windows is cut REFINE_CUTS times,
+   REFINE_SPAN of its height wide, from where a finder might have put it (`misplaced`),
+   and the refiner is fitted to say the moves that take each cut back onto its index
+   (smooth L1), in about 25 minutes.
    --skip-finder, --skip-refiner and --skip-classifier keep those files as they are.
 
 All fits are seeded, on one thread, and exported to ONNX for `cv2.dnn`. `--dev` prints
@@ -107,11 +110,12 @@ from vision.cards import (
     CardReader,
     IndexClassifier,
     IndexFinder,
+    IndexRefiner,
     ShoeWindowReader,
     classifier_input,
     crop_indices,
     finder_input,
-    merge_candidates,
+    index_candidates,
 )
 from vision.core import Frame, Observation, Recogniser
 from vision.evaluate import evaluate
@@ -367,12 +371,16 @@ def photo_truth(entry: dict[str, Any], classifier: IndexClassifier) -> list[Trut
     return out
 
 
+def _digest(*paths: Path | None) -> str:
+    """A short digest of these files' bytes (None: no file)."""
+    return hashlib.sha1(b"".join(b"" if p is None else p.read_bytes() + b"\0"
+                                 for p in paths)).hexdigest()[:10]
+
+
 def photo_truths(cache: Path, reference: Path) -> list[tuple[str, list[Truth]]]:
     """The truth (`photo_truth`) of each photo fitted on, found with the classifier at
     `reference`, or read back from `cache` for that classifier and those labels."""
-    digest = hashlib.sha1(reference.read_bytes()
-                          + (PHOTOS / "labels.jsonl").read_bytes()).hexdigest()[:10]
-    key = cache / f"photo_truth_{digest}.json"
+    key = cache / f"photo_truth_{_digest(reference, PHOTOS / 'labels.jsonl')}.json"
     if key.exists():
         return [(name, [(np.array(centre, np.float64), np.array(up, np.float64), size, code,
                          seen) for centre, up, size, code, seen in truth])
@@ -750,11 +758,19 @@ def label_peaks(candidates: Sequence[Candidate],
     return out
 
 
-def _peak_job(job: tuple[int, bool, str]) -> tuple[Crops, Ints]:
+def _models(finder_path: str, refiner_path: str) -> tuple[IndexFinder, IndexRefiner | None]:
+    """The finder and the refiner (none when `refiner_path` is empty) at these paths."""
+    return (IndexFinder(Path(finder_path)),
+            IndexRefiner(Path(refiner_path)) if refiner_path else None)
+
+
+def _peak_job(job: tuple[int, bool, str, str]) -> tuple[Crops, Ints]:
+    """Crops of scene (or shoe window) i where a reader with this finder and refiner reads
+    (`vision.cards.index_candidates`), labelled by `label_peaks`."""
     cv2.setNumThreads(1)
-    i, shoe, finder_path = job
+    i, shoe, finder_path, refiner_path = job
     rng = np.random.default_rng([TRAIN_SEED + 2, i, int(shoe)])
-    finder = IndexFinder(Path(finder_path))
+    finder, refiner = _models(finder_path, refiner_path)
     if shoe:
         scene = render_shoe_window(rng, decks=fit_decks())
         frame, matrix = scene.image, np.array([[1.0, 0, 0], [0, 1.0, 0]])
@@ -762,7 +778,8 @@ def _peak_job(job: tuple[int, bool, str]) -> tuple[Crops, Ints]:
         scene = render_scene(rng, decks=fit_decks())
         frame, matrix = _camera(rng, scene.image)
     indices = scene_indices(scene, matrix)
-    candidates = finder(frame, SHOE_SIDE if shoe else FINDER_SIDE)
+    candidates = index_candidates(frame, finder, refiner,
+                                  (SHOE_SIDE,) if shoe else (FINDER_SIDE, CLOSE_SIDE))
     labels = label_peaks(candidates, indices)
     return _cut(rng, frame, [(c, lab) for c, lab in zip(candidates, labels, strict=True)
                              if lab is not None])
@@ -786,21 +803,22 @@ def _pooled(key: Path, job: Callable[[Any], tuple[Any, Any]], jobs: Iterable[Any
     return crops, more
 
 
-def peak_crops(cache: Path, finder: Path, scenes: int) -> tuple[Crops, Ints]:
-    """Step 3's crops, cut where the finder finds peaks, or read back."""
-    digest = hashlib.sha1(finder.read_bytes()).hexdigest()[:10]
-    key = cache / f"peaks_{scenes}_{digest}_{CROP_KIND}"
-    jobs = [(i, False, str(finder)) for i in range(scenes)] + [
-        (i, True, str(finder)) for i in range(scenes)]
+def peak_crops(cache: Path, finder: Path, refiner: Path | None, scenes: int
+               ) -> tuple[Crops, Ints]:
+    """Step 3's crops, cut where a reader with this finder and refiner reads, or read back."""
+    key = cache / f"peaks_{scenes}_{_digest(finder, refiner)}_{CROP_KIND}"
+    paths = (str(finder), "" if refiner is None else str(refiner))
+    jobs = [(i, False, *paths) for i in range(scenes)] + [
+        (i, True, *paths) for i in range(scenes)]
     crops, classes = _pooled(key, _peak_job, jobs, 16)
     return crops, classes
 
 
-def _photo_peak_job(job: tuple[int, str, list[Truth], str]) -> tuple[Crops, Ints]:
+def _photo_peak_job(job: tuple[int, str, list[Truth], str, str]) -> tuple[Crops, Ints]:
     """Crops of view i of a photo (turned any way round, scaled, as another camera took it)
-    where the finder finds peaks, as `_peak_job` cuts them, and at the truth."""
+    where a reader reads, as `_peak_job` cuts them, and at the truth."""
     cv2.setNumThreads(1)
-    i, name, truth, finder_path = job
+    i, name, truth, finder_path, refiner_path = job
     rng = np.random.default_rng([TRAIN_SEED + 4, i])
     image = photo_image(name)
     h, w = image.shape[:2]
@@ -811,9 +829,8 @@ def _photo_peak_job(job: tuple[int, str, list[Truth], str]) -> tuple[Crops, Ints
         image, matrix, (w, h), flags=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR,
         borderMode=cv2.BORDER_REPLICATE), np.uint8))
     moved = _moved_truth(truth, matrix)
-    finder = IndexFinder(Path(finder_path))
-    candidates = merge_candidates([c for side in (FINDER_SIDE, CLOSE_SIDE)
-                                   for c in finder(frame, side)])
+    finder, refiner = _models(finder_path, refiner_path)
+    candidates = index_candidates(frame, finder, refiner, (FINDER_SIDE, CLOSE_SIDE))
     known = [t for t in moved if t[1][0] or t[1][1]]
     crops, classes = truth_crops(rng, frame, known)
     more, more_classes = _cut(rng, frame, [
@@ -822,10 +839,11 @@ def _photo_peak_job(job: tuple[int, str, list[Truth], str]) -> tuple[Crops, Ints
     return np.concatenate([crops, more]), np.concatenate([classes, more_classes])
 
 
-def photo_crops(truths: Sequence[tuple[str, list[Truth]]], finder: Path, views: int
-                ) -> tuple[Crops, Ints]:
+def photo_crops(truths: Sequence[tuple[str, list[Truth]]], finder: Path, refiner: Path | None,
+                views: int) -> tuple[Crops, Ints]:
     """`views` views' crops of each photo, on two processes."""
-    jobs = [(i, *truths[i % len(truths)], str(finder)) for i in range(views * len(truths))]
+    jobs = [(i, *truths[i % len(truths)], str(finder), "" if refiner is None else str(refiner))
+            for i in range(views * len(truths))]
     with Pool(2) as pool:
         parts = pool.map(_photo_peak_job, jobs, chunksize=8)
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
@@ -1168,10 +1186,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             export(fit_finder(inputs, indices, TRAIN_SEED, args.finder_epochs, odds),
                    args.finder, (3, WINDOW, WINDOW))
         crops, classes = thin(crops, classes, TRAIN_SEED, TRUTH_CROPS)
-        more, more_classes = peak_crops(args.cache, args.finder, args.crop_scenes)
+        more, more_classes = peak_crops(args.cache, args.finder, args.refiner,
+                                        args.crop_scenes)
         crops, classes = np.concatenate([crops, more]), np.concatenate([classes, more_classes])
         if truths and args.photo_crop_views:
-            more, more_classes = photo_crops(truths, args.finder, args.photo_crop_views)
+            more, more_classes = photo_crops(truths, args.finder, args.refiner,
+                                             args.photo_crop_views)
             print(f"{len(more)} photo crops", file=sys.stderr)
             crops = np.concatenate([crops, more])
             classes = np.concatenate([classes, more_classes])

@@ -72,8 +72,8 @@ DARK_SCENES = 16
 REFINED_SCENES, REFINED_ERROR, REFINED_MORE_READ = 12, 0.6, 0.15
 #: Of typeset indices with the rank turned round, at most this share may be read surely
 #: (the classifier fitted without such crops was sure of 12.5% of these; now none); of the
-#: same indices the right way up, at least this share (now 0.875 at DEFAULT_THRESHOLD
-#: 0.9995; 0.925 at 0.995).
+#: same indices the right way up, at least this share (now 0.9 at DEFAULT_THRESHOLD
+#: 0.999 and at 0.995).
 TURNED_SURE, TYPESET_SURE = 0.02, 0.85
 
 
