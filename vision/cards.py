@@ -102,7 +102,7 @@ MAX_CANDIDATES = 48
 #: Reads at least this sure are taken; below it the dealer confirms. Chosen on development
 #: scenes of designs left out of training (the 600 of `vision.train_cards.dev_report` and its
 #: 2,000 more) as the lowest of its thresholds at which, over both, no more of the sure reads
-#: are wrong than at the one before the refiner (0.24%). With the members fitted on the
+#: are wrong than at the one before the refiner (0.995: 0.24%). With the members fitted on the
 #: refiner's candidates, at it: 88.6% of the 2,000's cards read and 0.22% of the sure reads
 #: wrong, 87.4% and 0.17% of the 600's (0.21% over both); at 0.995 90.8% and 0.34%, 90.1%
 #: and 0.28% (0.33%); at 0.9995 87.4% and 0.20%, 86.3% and 0.13% (0.18%); at 0.9999 83.8%

@@ -54,8 +54,8 @@ Training takes four steps; the rendered data of each is cached under --cache as 
    (`_turned_rank_job`). Then each of the classifier's members (`build_classifier`;
    --models, the three files of `vision.cards.DEFAULT_MODELS`) is fitted on all crops,
    alike but from its own seed (TRAIN_SEED + 1 + MEMBER_SEED_STEP * k for member k),
-   about 45 minutes each (on several processes with --first-member); `vision.cards`
-   averages them.
+   about 45 minutes each alone, or on several processes with --first-member (three on
+   two cores took about 105 minutes each); `vision.cards` averages them.
 4. The refiner (`build_refiner`, written to --refiner; it needs nothing from the steps
    before, and runs first, as step 3 reads through it): each visible index of
    REFINE_SCENES more table scenes and REFINE_SHOES shoe windows is cut REFINE_CUTS times,
