@@ -371,10 +371,9 @@ def photo_truth(entry: dict[str, Any], classifier: IndexClassifier) -> list[Trut
     return out
 
 
-def _digest(*paths: Path | None) -> str:
-    """A short digest of these files' bytes (None: no file)."""
-    return hashlib.sha1(b"".join(b"" if p is None else p.read_bytes() + b"\0"
-                                 for p in paths)).hexdigest()[:10]
+def _digest(*paths: Path) -> str:
+    """A short digest of these files' bytes."""
+    return hashlib.sha1(b"".join(p.read_bytes() + b"\0" for p in paths)).hexdigest()[:10]
 
 
 def photo_truths(cache: Path, reference: Path) -> list[tuple[str, list[Truth]]]:
@@ -758,10 +757,9 @@ def label_peaks(candidates: Sequence[Candidate],
     return out
 
 
-def _models(finder_path: str, refiner_path: str) -> tuple[IndexFinder, IndexRefiner | None]:
-    """The finder and the refiner (none when `refiner_path` is empty) at these paths."""
-    return (IndexFinder(Path(finder_path)),
-            IndexRefiner(Path(refiner_path)) if refiner_path else None)
+def _models(finder_path: str, refiner_path: str) -> tuple[IndexFinder, IndexRefiner]:
+    """The finder and the refiner at these paths."""
+    return IndexFinder(Path(finder_path)), IndexRefiner(Path(refiner_path))
 
 
 def _peak_job(job: tuple[int, bool, str, str]) -> tuple[Crops, Ints]:
@@ -803,11 +801,10 @@ def _pooled(key: Path, job: Callable[[Any], tuple[Any, Any]], jobs: Iterable[Any
     return crops, more
 
 
-def peak_crops(cache: Path, finder: Path, refiner: Path | None, scenes: int
-               ) -> tuple[Crops, Ints]:
+def peak_crops(cache: Path, finder: Path, refiner: Path, scenes: int) -> tuple[Crops, Ints]:
     """Step 3's crops, cut where a reader with this finder and refiner reads, or read back."""
     key = cache / f"peaks_{scenes}_{_digest(finder, refiner)}_{CROP_KIND}"
-    paths = (str(finder), "" if refiner is None else str(refiner))
+    paths = (str(finder), str(refiner))
     jobs = [(i, False, *paths) for i in range(scenes)] + [
         (i, True, *paths) for i in range(scenes)]
     crops, classes = _pooled(key, _peak_job, jobs, 16)
@@ -839,10 +836,10 @@ def _photo_peak_job(job: tuple[int, str, list[Truth], str, str]) -> tuple[Crops,
     return np.concatenate([crops, more]), np.concatenate([classes, more_classes])
 
 
-def photo_crops(truths: Sequence[tuple[str, list[Truth]]], finder: Path, refiner: Path | None,
+def photo_crops(truths: Sequence[tuple[str, list[Truth]]], finder: Path, refiner: Path,
                 views: int) -> tuple[Crops, Ints]:
     """`views` views' crops of each photo, on two processes."""
-    jobs = [(i, *truths[i % len(truths)], str(finder), "" if refiner is None else str(refiner))
+    jobs = [(i, *truths[i % len(truths)], str(finder), str(refiner))
             for i in range(views * len(truths))]
     with Pool(2) as pool:
         parts = pool.map(_photo_peak_job, jobs, chunksize=8)
