@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -125,6 +125,17 @@ KEEP = 0.3
 DARK_LOOK_SURENESS = 0.5
 #: A card's length in index heights: two reads of one code closer than this are one card.
 CARD_LENGTH = 8.0
+#: Ranks that are each other turned round: a design that prints its second index upright,
+#: not turned (kde-ancient-egyptians), shows at that corner, to a reader who takes it for an
+#: ordinary turned index, the other rank over the same suit (6D read as 9D).
+TURNED_TWINS = frozenset({("6", "9"), ("9", "6")})
+#: Two indices face opposite ways when their uprights' cosine is below this.
+OPPOSITE = -0.9
+#: Where one card's second index lies from its first, in index heights, along the first's
+#: down and (either way) across it: the reads of both corners of the development designs'
+#: cards lay 1.7-4.5 down and 1.6-3.4 across, kde-ancient-egyptians' 1.65-2.2 and 1.5-1.9.
+SECOND_INDEX_DOWN = (1.4, 5.0)
+SECOND_INDEX_ACROSS = (1.3, 4.0)
 
 
 class CardModelError(VisionError, FileNotFoundError):
@@ -447,6 +458,37 @@ def merge_cards(reads: list[IndexRead]) -> list[IndexRead]:
     return kept
 
 
+def one_cards_corners(a: Candidate, b: Candidate) -> bool:
+    """Whether two indices lie as one card's two turned corners: facing opposite ways, the
+    second down and across from the first as far as a card's other corner is."""
+    if a.ux * b.ux + a.uy * b.uy > OPPOSITE:
+        return False
+    size = max(a.size, b.size)
+    dx, dy = b.x - a.x, b.y - a.y
+    down = -(dx * a.ux + dy * a.uy) / size
+    across = abs(-dx * a.uy + dy * a.ux) / size
+    return (SECOND_INDEX_DOWN[0] <= down <= SECOND_INDEX_DOWN[1]
+            and SECOND_INDEX_ACROSS[0] <= across <= SECOND_INDEX_ACROSS[1])
+
+
+def doubt_turned_twins(reads: list[IndexRead]) -> list[IndexRead]:
+    """The reads, less sure where one card's two corners read as turned twins (a 6 at one, a
+    9 of the same suit at the other, `TURNED_TWINS`): the card is one of the two, and which
+    the reader cannot tell, as the design may print its second index upright. Each such
+    read's confidence is scaled by the chance that the other is wrong (1 - its confidence),
+    so the dealer is asked which card it is."""
+    doubt = [1.0] * len(reads)
+    for i, a in enumerate(reads):
+        for j in range(i + 1, len(reads)):
+            b = reads[j]
+            if (a.code[-1] == b.code[-1] and (a.code[:-1], b.code[:-1]) in TURNED_TWINS
+                    and one_cards_corners(a.candidate, b.candidate)):
+                doubt[i] *= 1.0 - b.confidence
+                doubt[j] *= 1.0 - a.confidence
+    return [r if d == 1.0 else replace(r, confidence=r.confidence * d)
+            for r, d in zip(reads, doubt, strict=True)]
+
+
 class CardReader:
     """Reads every card face up in a frame: `CardReader()(frame) -> [Observation]`.
 
@@ -482,7 +524,7 @@ class CardReader:
 
     def __call__(self, frame: Frame) -> list[Observation]:
         return [Observation(value=r.code, box=r.candidate.box, confidence=r.confidence)
-                for r in merge_cards(self.indices(frame))]
+                for r in merge_cards(doubt_turned_twins(self.indices(frame)))]
 
 
 class ShoeWindowReader:
@@ -510,5 +552,6 @@ class ShoeWindowReader:
 __all__ = ["CLASSIFIER_CHANNELS", "DEFAULT_FINDER", "DEFAULT_MODELS", "DEFAULT_REFINER",
            "DEFAULT_THRESHOLD", "SHOE_THRESHOLD", "Candidate", "CardModelError", "CardReader",
            "IndexClassifier", "IndexFinder", "IndexRead", "IndexRefiner", "ShoeWindowReader",
-           "classifier_input", "crop_indices", "decode_peaks", "finder_input", "index_candidates",
-           "merge_candidates", "moved_by", "on_dark_ground"]
+           "classifier_input", "crop_indices", "decode_peaks", "doubt_turned_twins", "finder_input",
+           "index_candidates", "merge_candidates", "merge_cards", "moved_by", "on_dark_ground",
+           "one_cards_corners"]
