@@ -7,5 +7,9 @@ echo "== ruff" >&2
 .venv/bin/ruff check controller drivers vision engine tests bench
 echo "== mypy --strict" >&2
 .venv/bin/mypy
+echo "== card faces" >&2
+# Debian's card designs rendered once into the cache before the tests, not inside the first
+# test that draws a card (on a busy machine that took longer than a test's time limit).
+.venv/bin/python -m vision.scenes.cards --fill-cache
 echo "== pytest" >&2
 exec .venv/bin/pytest "$@"

@@ -18,6 +18,9 @@ from vision.scenes.cards import (
     CardScene,
     card_faces,
     dark_stock_face,
+    deck_named,
+    fill_cache,
+    index_boxes,
     installed_decks,
     main,
     render_scene,
@@ -230,6 +233,23 @@ def test_command_line_writes_training_decks_only(tmp_path: Path) -> None:
     lines = (tmp_path / "labels.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 2
     assert all(json.loads(line)["deck"] not in HELD_OUT_DECKS for line in lines)
+
+
+def test_filling_the_cache_renders_every_face_and_measures_the_indices(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOYLE_CARD_CACHE", str(tmp_path))
+    deck = deck_named(few()[0])
+    index_boxes.cache_clear()  # measured by an earlier test into the usual cache
+    fill_cache([deck])
+    assert sorted(p.stem for p in (tmp_path / deck.name).glob("*.png")) == sorted(CODES)
+    assert (tmp_path / deck.name / "corners.json").exists()
+
+
+def test_the_command_line_wants_a_folder_or_the_cache_to_fill(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--count", "2"])
+    assert "--fill-cache" in capsys.readouterr().err
 
 
 def test_a_scene_can_show_the_cards_it_is_given_copies_too() -> None:

@@ -946,12 +946,26 @@ def write_folder(out: Path, count: int, seed: int, *, shoe: bool = False,
     (out / "labels.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
+def fill_cache(decks: Sequence[Deck]) -> None:
+    """Renders every face of `decks` into the cache and measures where each prints its
+    index, so that nothing drawn later waits for `rsvg-convert`."""
+    for deck in decks:
+        _deck_folder(deck)
+        index_boxes(deck)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """`python -m vision.scenes.cards OUT --count N --seed S`: a folder of labelled card
-    scenes (or dealer-shoe windows with --shoe)."""
+    scenes (or dealer-shoe windows with --shoe). `python -m vision.scenes.cards --fill-cache`
+    renders every usable deck's faces into the cache (tools/test.sh does, before the tests,
+    so that no test's time limit is spent on it)."""
     parser = argparse.ArgumentParser(prog="python -m vision.scenes.cards",
                                      description=main.__doc__)
-    parser.add_argument("out", type=Path, help="folder to write images/ and labels.jsonl into")
+    parser.add_argument("out", type=Path, nargs="?",
+                        help="folder to write images/ and labels.jsonl into")
+    parser.add_argument("--fill-cache", action="store_true",
+                        help="only render the decks' faces into the cache "
+                             "($HOYLE_CARD_CACHE, else ~/.cache/hoyle/cards)")
     parser.add_argument("--count", type=int, default=100, help="scenes to render (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     parser.add_argument("--shoe", action="store_true",
@@ -962,6 +976,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     which.add_argument("--training", action="store_true",
                        help="only the decks a recogniser may be trained on")
     args = parser.parse_args(argv)
+    if args.fill_cache:
+        fill_cache(installed_decks())
+        return 0
+    if args.out is None:
+        parser.error("give the folder to write the scenes into, or --fill-cache")
     if args.count < 0:
         parser.error(f"--count must not be negative, got {args.count}")
     decks = held_out_decks() if args.held_out else training_decks() if args.training else (
