@@ -45,14 +45,7 @@ from vision.cards import (
 from vision.core import BadFrameError
 from vision.evaluate import evaluate
 from vision.scenes.card_indices import typeset_index
-from vision.scenes.cards import (
-    CODES,
-    DeckUnavailable,
-    deck_named,
-    held_out_decks,
-    render_scene,
-    write_folder,
-)
+from vision.scenes.cards import CODES, held_out_decks, render_scene, write_folder
 from vision.scenes.dice import FELTS, felt_surface
 from vision.train_cards import SAME_TURNED, misplaced, photo_split, scene_indices, write_photos
 
@@ -88,9 +81,10 @@ REFINED_SCENES, REFINED_ERROR, REFINED_MORE_READ = 12, 0.6, 0.15
 #: same indices the right way up, at least this share (now 0.9 at DEFAULT_THRESHOLD
 #: 0.999 and at 0.995).
 TURNED_SURE, TYPESET_SURE = 0.02, 0.85
-#: Scenes of two 6s and two 9s of kde-ancient-egyptians, laid apart (in these, the committed
-#: models are sure of a card not on the table 6 times without the doubt, once with it).
-TWIN_SCENES = 10
+#: Scenes of two 6s and two 9s of a development design drawn with its second index upright,
+#: laid apart (in these, the committed models are sure of a card not on the table 11 times
+#: without the doubt, 3 times with it).
+TWIN_SCENES, TWIN_DECK = 20, "orell"
 
 
 @pytest.fixture(scope="module")
@@ -262,24 +256,22 @@ def test_a_6_and_a_9_of_one_suit_on_one_cards_corners_go_to_the_dealer() -> None
 @needs_decks
 def test_a_design_with_its_second_index_upright_is_not_read_surely_as_the_turned_twin(
         reader: CardReader) -> None:
-    # kde-ancient-egyptians prints the index at the bottom right upright: turned round, the
-    # 6 of clubs there is a 9 over a club, which the classifier reads surely. The sure
-    # reads of a card not on the table must be far fewer than without the doubt.
-    try:
-        deck = deck_named("kde-ancient-egyptians")
-    except DeckUnavailable:
-        pytest.skip("kde-ancient-egyptians is not installed (kdegames-card-data-kf5)")
+    # Drawn with its second index upright (its suit over its rank), a design's 6 of clubs
+    # shows there, turned round as the finder turns a second index, a 9 over a club turned
+    # round. The doubt must take away at least half the sure reads of a card not on the
+    # table.
     undoubted = doubted = 0
     for i in range(TWIN_SCENES):
-        scene = render_scene(np.random.default_rng([SEED + 7, i]), decks=[deck],
-                             codes=["6D", "9D", "6C", "9S"], overlap=0.0)
+        scene = render_scene(np.random.default_rng([SEED + 7, i]), decks=[TWIN_DECK],
+                             codes=["6D", "9D", "6C", "9S"], overlap=0.0,
+                             upright_second_index=True)
         on_table = {c.code for c in scene.cards}
         indices = reader.indices(scene.image)
         undoubted += sum(r.confidence >= reader.threshold and r.code not in on_table
                          for r in merge_cards(indices))
         doubted += sum(r.confidence >= reader.threshold and r.value not in on_table
                        for r in reader(scene.image))
-    assert doubted <= max(2, undoubted // 3), (doubted, undoubted)
+    assert doubted <= undoubted // 2, (doubted, undoubted)
 
 
 @pytest.mark.parametrize("frame", [

@@ -381,6 +381,39 @@ def _printed(face: npt.NDArray[np.uint8], colours: tuple[tuple[float, ...], ...]
     return face if colours is None else dark_stock_face(face, *colours)
 
 
+def second_index_upright(face: npt.NDArray[np.uint8], boxes: Sequence[Box]
+                         ) -> npt.NDArray[np.uint8]:
+    """The face as a design that prints its turned indices (the second, and the fourth of a
+    four-index design) upright would show it, as kde-ancient-egyptians does: there, the suit
+    sign above the rank, each the right way up. Each such index's box is cut in two at the
+    gap between its glyphs and each part turned round in place; an index whose glyphs touch
+    is left as it is."""
+    out = face.copy()
+    for x, y, w, h in boxes[1::2]:
+        x0, y0, x1, y1 = round(x), round(y), round(x + w), round(y + h)
+        patch = out[y0:y1, x0:x1]
+        split = _glyph_gap(patch)
+        if split is not None:
+            patch[:split] = patch[:split][::-1, ::-1].copy()
+            patch[split:] = patch[split:][::-1, ::-1].copy()
+    return out
+
+
+def _glyph_gap(patch: npt.NDArray[np.uint8]) -> int | None:
+    """The row of an index's box nearest its middle with no ink on it, between ink above and
+    below (None if there is none)."""
+    if patch.size == 0:
+        return None
+    paper = np.percentile(patch[:, :, :3].reshape(-1, 3), 90, axis=0).astype(np.int16)
+    ink = ((np.abs(patch[:, :, :3].astype(np.int16) - paper).max(axis=2) > 70)
+           & (patch[:, :, 3] > 200)).any(axis=1)
+    rows = np.nonzero(ink)[0]
+    if rows.size == 0:
+        return None
+    gaps = [r for r in range(int(rows.min()) + 1, int(rows.max())) if not ink[r]]
+    return min(gaps, key=lambda r: abs(r - len(ink) / 2)) if gaps else None
+
+
 def card_faces(deck: Deck) -> dict[str, Frame]:
     """The 52 faces of `deck` by code ("10H"), as BGRA images of one size (read-only),
     rendered into the cache on first use."""
@@ -767,7 +800,8 @@ def _scene_cards(deck: Deck, cards: Sequence[_Placed],
 def render_scene(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480),
                  count: int | None = None, decks: Sequence[Deck | str] | None = None,
                  overlap: float = 0.5, felt: str | None = None,
-                 codes: Sequence[str] | None = None, dark_stock: float = 0.0) -> CardScene:
+                 codes: Sequence[str] | None = None, dark_stock: float = 0.0,
+                 upright_second_index: bool = False) -> CardScene:
     """One labelled frame of cards face up on a table, a pure function of `rng`'s state.
 
     `count` None draws 1-8 cards, all from one deck picked from `decks` (default: every
@@ -777,6 +811,8 @@ def render_scene(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480)
     surface (a name in the dice tables' `FELTS`), else any colour of cloth or wood. A card
     that finds no room with an index in view is left out of the frame and its label.
     `dark_stock` is the chance that the deck is printed light on dark card (`DARK_STOCKS`).
+    `upright_second_index` draws the deck as if it printed its turned indices upright
+    (`second_index_upright`).
     """
     n = len(codes) if codes is not None else (
         int(rng.integers(1, 9)) if count is None else count)
@@ -807,7 +843,10 @@ def render_scene(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480)
     surface = np.zeros((h, w), np.float32)
     for card in placed:
         _shadow(img, card.outline, offset, lift * 1.5 + 1, shade)
-        _draw_card(img, _printed(_face(deck, card.code), colours), card.pose, paper, edge)
+        face = _face(deck, card.code)
+        if upright_second_index:
+            face = second_index_upright(face, index_boxes(deck)[card.code])
+        _draw_card(img, _printed(face, colours), card.pose, paper, edge)
         cv2.fillConvexPoly(surface, np.round(card.outline * 16).astype(np.int32), 1.0,
                            cv2.LINE_AA, 4)
     img *= _lighting(rng, size, float(rng.uniform(0.0, 0.5)))[:, :, None]
