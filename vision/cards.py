@@ -24,7 +24,8 @@ module, do the work:
   well-placed crop more surely. The classifier reads the moved candidates
   (`IndexRefiner`).
 
-The two indices of one card (same code, within a card's length) make one read. Cards
+The two indices of one card (same code, within a card's length) make one read; a 6 and a
+9 of one suit read at one card's two corners are both doubted (`doubt_turned_twins`). Cards
 overlapping so that only a corner shows are read from that corner: nothing needs the
 card's outline. A read's confidence is the product of the rank and suit probabilities
 (halved for a card printed light on dark stock, read by the classifier's second look: see
