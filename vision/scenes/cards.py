@@ -404,9 +404,7 @@ def _glyph_gap(patch: npt.NDArray[np.uint8]) -> int | None:
     below (None if there is none)."""
     if patch.size == 0:
         return None
-    paper = np.percentile(patch[:, :, :3].reshape(-1, 3), 90, axis=0).astype(np.int16)
-    ink = ((np.abs(patch[:, :, :3].astype(np.int16) - paper).max(axis=2) > 70)
-           & (patch[:, :, 3] > 200)).any(axis=1)
+    ink: npt.NDArray[np.bool_] = np.asarray(_print_of(patch).any(axis=1))
     rows = np.nonzero(ink)[0]
     if rows.size == 0:
         return None
@@ -422,16 +420,23 @@ def card_faces(deck: Deck) -> dict[str, Frame]:
 
 # --- where the indices are --------------------------------------------------------------
 
+def _print_of(patch: npt.NDArray[np.uint8]) -> npt.NDArray[np.bool_]:
+    """Where a patch of a face (BGRA, mostly paper) is printed: well away from the paper's
+    colour, which is its light end, even on cream cards."""
+    colour = patch[:, :, :3].astype(np.int16)
+    paper = np.percentile(colour.reshape(-1, 3), 90, axis=0).astype(np.int16)
+    out: npt.NDArray[np.bool_] = (np.abs(colour - paper).max(axis=2) > 70) & (patch[:, :, 3] > 200)
+    return out
+
+
 def _ink_box(face: npt.NDArray[np.uint8], region: tuple[int, int, int, int]) -> Box | None:
     """The box around the print inside `region` (left, top, right, bottom) of a face: what
     differs from the paper, less straight lines across the region (card and frame edges)."""
     x0, y0, x1, y1 = region
-    patch = face[y0:y1, x0:x1].astype(np.int16)
+    patch = face[y0:y1, x0:x1]
     if patch.size == 0:
         return None
-    # The region is mostly paper: its light end is the paper's colour, even on cream cards.
-    paper = np.percentile(patch[:, :, :3].reshape(-1, 3), 90, axis=0).astype(np.int16)
-    ink = (np.abs(patch[:, :, :3] - paper).max(axis=2) > 70) & (patch[:, :, 3] > 200)
+    ink = _print_of(patch)
     ink[:, ink.mean(axis=0) > 0.6] = False
     ink[ink.mean(axis=1) > 0.6, :] = False
     ys, xs = np.nonzero(ink)
