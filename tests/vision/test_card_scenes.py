@@ -281,17 +281,17 @@ def test_a_design_drawn_with_its_second_index_upright_prints_its_suit_over_its_r
     # each the right way up, where other designs turn the whole index round.
     # (The plainest design: where an index's box holds a corner of the pip beside it, as
     # dondorf's does, this test's cut between the glyphs does not find them.)
-    for name in few()[:1]:
-        deck = next(d for d in installed_decks() if d.name == name)
-        face = card_faces(deck)["6C"]
-        boxes = index_boxes(deck)["6C"]
-        upright = second_index_upright(face, boxes)
-        rank, suit = _ink_halves(face, boxes[0])
-        top, bottom = _ink_halves(upright, boxes[1])
-        _, turned_bottom = _ink_halves(face, boxes[1])
-        assert _alike(bottom, rank) > 0.6 and _alike(top, suit) > 0.6, name
-        assert _alike(bottom, rank) > _alike(turned_bottom, rank) + 0.1, name
-        assert np.array_equal(upright[: int(boxes[1][1])], face[: int(boxes[1][1])]), name
+    deck = deck_named(few()[0])
+    face = card_faces(deck)["6C"]
+    boxes = index_boxes(deck)["6C"]
+    upright = second_index_upright(face, boxes)
+    rank, suit = _ink_halves(face, boxes[0])
+    top, bottom = _ink_halves(upright, boxes[1])
+    _, turned_bottom = _ink_halves(face, boxes[1])
+    assert _alike(bottom, rank) > 0.6 and _alike(top, suit) > 0.6, deck.name
+    assert _alike(bottom, rank) > _alike(turned_bottom, rank) + 0.1, deck.name
+    # Above the second index, the face is as it was.
+    assert np.array_equal(upright[: int(boxes[1][1])], face[: int(boxes[1][1])]), deck.name
 
 
 def test_a_scene_can_show_the_cards_it_is_given_copies_too() -> None:
