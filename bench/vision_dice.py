@@ -4,7 +4,8 @@ Three JSON lines: the held-out real photos (../shared/data/dice, images/valid_*)
 labelled and with the two wrong labels of bench/dice_label_audit.json fixed, and
 rendered scenes from seeds used nowhere else (HELD_OUT_SEED), written to a temporary
 folder, read with each scene's bed as a table's config would give it. All timed on one
-core (cv2.setNumThreads(1), inside `evaluate`).
+core (the nets run on one thread, `vision.nets`; OpenCV's own work on one too, inside
+`evaluate`).
 
 Usage: .venv/bin/python bench/vision_dice.py [--scenes 300]
 """

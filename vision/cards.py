@@ -2,8 +2,8 @@
 
 A card is read from its corner index: a rank glyph printed above a suit glyph. Small
 networks, all trained by `vision/train_cards.py` on scenes rendered from Debian's card
-designs (the finder and the classifier on some real photos too), and run by OpenCV's dnn
-module, do the work:
+designs (the finder and the classifier on some real photos too), and run by ONNX Runtime
+(`vision.nets`), do the work:
 
 - the finder (vision/models/card_finder.onnx), a small fully convolutional net, looks at the
   frame scaled down (its long side FINDER_SIDE pixels, and again CLOSE_SIDE for cards seen
@@ -50,6 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.core import Box, Frame, Observation, VisionError, check_frame
+from vision.nets import Net, load_net
 
 Floats = npt.NDArray[np.float32]
 
@@ -280,17 +281,12 @@ def on_dark_ground(crops: Frame) -> npt.NDArray[np.bool_]:
     return out
 
 
-def _load(path: Path) -> cv2.dnn.Net:
-    if not Path(path).is_file():
-        raise CardModelError(f"{path}: no such card model (run vision/train_cards.py)")
-    try:
-        return cv2.dnn.readNetFromONNX(str(path))
-    except cv2.error as exc:
-        raise CardModelError(f"{path}: not a card model this OpenCV can run") from exc
+def _load(path: Path) -> Net:
+    return load_net(path, CardModelError, "card model", "vision/train_cards.py")
 
 
 class IndexFinder:
-    """The committed index finder (ONNX, run by OpenCV's dnn module): frame in, candidates
+    """The committed index finder (ONNX, run by `vision.nets`): frame in, candidates
     out."""
 
     def __init__(self, path: Path = DEFAULT_FINDER) -> None:
@@ -299,9 +295,7 @@ class IndexFinder:
     def maps(self, frame: Frame, side: int = FINDER_SIDE) -> tuple[Floats, float]:
         """The finder's raw output (FINDER_CHANNELS x H x W) and the frame-to-input scale."""
         blob, scale = finder_input(frame, side)
-        self.net.setInput(blob)
-        out = np.asarray(self.net.forward(), np.float32)
-        return out[0], scale
+        return self.net.run(blob)[0], scale
 
     def __call__(self, frame: Frame, side: int = FINDER_SIDE) -> list[Candidate]:
         maps, scale = self.maps(frame, side)
@@ -325,7 +319,7 @@ def moved_by(candidate: Candidate, along: float, across: float, log_size: float,
 
 
 class IndexRefiner:
-    """The committed index refiner (ONNX, run by OpenCV's dnn module): candidates in, each
+    """The committed index refiner (ONNX, run by `vision.nets`): candidates in, each
     moved where the refiner sees its index, REFINE_STEPS times, out."""
 
     def __init__(self, path: Path = DEFAULT_REFINER, steps: int = REFINE_STEPS) -> None:
@@ -337,9 +331,7 @@ class IndexRefiner:
     def moves(self, frame: Frame, candidates: list[Candidate]) -> Floats:
         """The refiner's raw output for each candidate (n x REFINER_OUTPUTS)."""
         x = classifier_input(crop_indices(frame, candidates, REFINE_SPAN))
-        self.net.setInput(np.ascontiguousarray(x))
-        out: Floats = np.asarray(self.net.forward(), np.float32).reshape(-1, REFINER_OUTPUTS)
-        return out
+        return self.net.run(x).reshape(-1, REFINER_OUTPUTS)
 
     def __call__(self, frame: Frame, candidates: list[Candidate]) -> list[Candidate]:
         for _ in range(self.steps if candidates else 0):
@@ -360,7 +352,7 @@ class IndexRead:
 
 
 class IndexClassifier:
-    """The committed classifier (ONNX members, run by OpenCV's dnn module): crops in, reads
+    """The committed classifier (ONNX members, run by `vision.nets`): crops in, reads
     out. Each member gives a crop's rank and suit probabilities; the classifier's are their
     mean. Only the first member looks at every crop; the others look at those the first
     would keep (a read at least KEEP sure), since the candidates it refuses are most of a
@@ -424,10 +416,9 @@ def _sureness(ranks: Floats, suits: Floats) -> Floats:
     return out
 
 
-def _member_probabilities(net: cv2.dnn.Net, x: Floats) -> tuple[Floats, Floats]:
+def _member_probabilities(net: Net, x: Floats) -> tuple[Floats, Floats]:
     """One member's rank and suit probabilities of classifier inputs."""
-    net.setInput(np.ascontiguousarray(x))
-    logits = np.asarray(net.forward(), np.float32).reshape(-1, len(RANKS) + 5)
+    logits = net.run(x).reshape(-1, len(RANKS) + 5)
     return _softmax(logits[:, :len(RANKS) + 1]), _softmax(logits[:, len(RANKS) + 1:])
 
 

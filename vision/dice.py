@@ -1,16 +1,17 @@
 """The dice recogniser: every die in an overhead frame, its top face, and how surely.
 
 Two small CNNs, trained by `vision/train_dice.py` on rendered scenes and real photos and run
-by OpenCV's dnn module. The detector (vision/models/dice_detector.onnx) looks at the frame
-shrunk to 320x240 and draws a heatmap of die top-face centres (one cell per 4 pixels) with
-each die's size; its peaks are the dice. The reader (vision/models/dice_cnn.onnx) then sees
-each die in the full frame, cropped square around the peak and scaled by the size so a die
-fills its crop alike at any distance, grey and normalised so pips are dark on a light body
-whatever the die's colours, and says face 1-6, "cocked" or "not a die". Its probability,
-averaged over four turns of the crop (a die reads the same turned, so a read that changes
-with the turn is unsure), is the confidence; a die outside the bed is "off-table". A third
-net, the tilt check (vision/models/dice_tilt.onnx), looks wider and closer at each die read
-flat: one it finds likely tilted (cocked) is read unsurely, so the referee is asked.
+by ONNX Runtime (`vision.nets`). The detector (vision/models/dice_detector.onnx) looks at
+the frame shrunk to 320x240 and draws a heatmap of die top-face centres (one cell per 4
+pixels) with each die's size; its peaks are the dice. The reader
+(vision/models/dice_cnn.onnx) then sees each die in the full frame, cropped square around
+the peak and scaled by the size so a die fills its crop alike at any distance, grey and
+normalised so pips are dark on a light body whatever the die's colours, and says face 1-6,
+"cocked" or "not a die". Its probability, averaged over four turns of the crop (a die reads
+the same turned, so a read that changes with the turn is unsure), is the confidence; a die
+outside the bed is "off-table". A third net, the tilt check (vision/models/dice_tilt.onnx),
+looks wider and closer at each die read flat: one it finds likely tilted (cocked) is read
+unsurely, so the referee is asked.
 
 >>> import numpy as np
 >>> reader = DiceReader()
@@ -29,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.core import BadFrameError, Box, Frame, Observation, VisionError, check_frame
+from vision.nets import Net, load_net
 
 Floats = npt.NDArray[np.float32]
 #: A grey image, height x width (or a stack of them).
@@ -90,13 +92,8 @@ class Candidate:
         return (self.x - half, self.y - half, self.size, self.size)
 
 
-def _load(path: Path, what: str) -> cv2.dnn.Net:
-    if not Path(path).is_file():
-        raise ModelError(f"{path}: no such dice {what} (run vision/train_dice.py)")
-    try:
-        return cv2.dnn.readNetFromONNX(str(path))
-    except cv2.error as exc:
-        raise ModelError(f"{path}: not a dice {what} this OpenCV can run") from exc
+def _load(path: Path, what: str) -> Net:
+    return load_net(path, ModelError, f"dice {what}", "vision/train_dice.py")
 
 
 def detector_input(frame: Frame) -> Floats:
@@ -132,15 +129,14 @@ def peaks(heat: Floats, log_size: Floats, scale: tuple[float, float],
 
 
 class Detector:
-    """The committed heatmap detector (ONNX, run by OpenCV's dnn module)."""
+    """The committed heatmap detector (ONNX, run by `vision.nets`)."""
 
     def __init__(self, path: Path = DEFAULT_DETECTOR) -> None:
         self.net = _load(path, "detector")
 
     def maps(self, frame: Frame) -> tuple[Floats, Floats]:
         """The heatmap (0-1) and the log of each cell's die size in frame pixels."""
-        self.net.setInput(detector_input(frame))
-        out = np.asarray(self.net.forward(), np.float32)
+        out = self.net.run(detector_input(frame))
         return out[0, 0], out[0, 1]
 
     def __call__(self, frame: Frame, floor: float = PEAK) -> list[Candidate]:
@@ -174,12 +170,11 @@ def crop_die(gray: Gray, x: float, y: float, size: float, side: int = CROP,
                       np.uint8)
 
 
-def turned_probabilities(net: cv2.dnn.Net, crops: Gray) -> Floats:
+def turned_probabilities(net: Net, crops: Gray) -> Floats:
     """`net`'s softmax for each normalised crop, averaged over the crop's four turns (a die
     reads the same turned, so a read that changes with the turn is unsure)."""
     turns = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(TURNS)])
-    net.setInput(turns[:, None].astype(np.float32) / 255.0)
-    logits = net.forward().astype(np.float32)
+    logits = net.run(turns[:, None].astype(np.float32) / 255.0)
     logits -= logits.max(axis=1, keepdims=True)
     e = np.exp(logits)
     probs = e / e.sum(axis=1, keepdims=True)
@@ -188,7 +183,7 @@ def turned_probabilities(net: cv2.dnn.Net, crops: Gray) -> Floats:
 
 
 class Classifier:
-    """The committed reader (ONNX, run by OpenCV's dnn module): crops in, probabilities out."""
+    """The committed reader (ONNX, run by `vision.nets`): crops in, probabilities out."""
 
     def __init__(self, path: Path = DEFAULT_MODEL) -> None:
         self.net = _load(path, "model")
@@ -200,7 +195,7 @@ class Classifier:
 
 
 class TiltCheck:
-    """The committed tilt check (ONNX, run by OpenCV's dnn module): how likely each die is
+    """The committed tilt check (ONNX, run by `vision.nets`): how likely each die is
     tilted (cocked), from a wider, closer crop than the reader's, averaged over four turns."""
 
     def __init__(self, path: Path = DEFAULT_TILT) -> None:

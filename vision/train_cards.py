@@ -64,7 +64,7 @@ Training takes four steps; the rendered data of each is cached under --cache as 
    (smooth L1), in about 25 minutes.
    --skip-finder, --skip-refiner and --skip-classifier keep those files as they are.
 
-All fits are seeded, on one thread, and exported to ONNX for `cv2.dnn`. `--dev` prints
+All fits are seeded, on one thread, and exported to ONNX for `vision.nets`. `--dev` prints
 the figures on rendered scenes of DEV_DECKS from DEV_SEED on (seeds used nowhere else; from
 DEV_SEED + 2 printed on dark card, from DEV_SEED + 3 2,000 more) and on the development
 photos, which is where the thresholds are chosen.
@@ -1050,7 +1050,7 @@ def fit_refiner(crops: Crops, targets: F32, seed: int, epochs: int = REFINER_EPO
 
 
 def export(net: Any, out: Path, shape: tuple[int, int, int]) -> None:
-    """The fitted net as ONNX that cv2.dnn runs, any batch size and (for the finder, being
+    """The fitted net as ONNX that `vision.nets` runs, any batch size and (for the finder, being
     fully convolutional) any frame size."""
     import torch
 

@@ -28,7 +28,7 @@ finds it and at its true centre, cut wider and closer (`vision.dice.TILT_CROP`,
 own with half their dice cocked; the cocked ones are seen COCKED_WEIGHT times over, the
 real photos' dice TILT_REAL_WEIGHT times (`--tilt-only` fits just it, on the detector
 file as it is). All are seeded and exported
-to ONNX for `cv2.dnn`. The held-out real photos images/valid_* are never read
+to ONNX for `vision.nets`. The held-out real photos images/valid_* are never read
 here. `--dev` prints the new models' figures on the development photos and on rendered
 scenes from DEV_SEED on (seeds used nowhere else); `--cache DIR` keeps the rendered frames
 between runs.
@@ -546,7 +546,7 @@ def fit_tilt(patches: U8, labels: Ints, real: npt.NDArray[np.bool_], seed: int =
 
 
 def export(net: Any, shape: tuple[int, ...], out: Path, names: tuple[str, str]) -> None:
-    """Writes a fitted net as ONNX, with the batch size free, for `cv2.dnn`."""
+    """Writes a fitted net as ONNX, with the batch size free, for `vision.nets`."""
     import torch
 
     out.parent.mkdir(parents=True, exist_ok=True)
