@@ -7,10 +7,11 @@ designs (the finder and the classifier on some real photos too), and run by ONNX
 
 - the finder (vision/models/card_finder.onnx), a small fully convolutional net, looks at the
   frame scaled down (its long side FINDER_SIDE pixels, and again CLOSE_SIDE for cards seen
-  close up; the two looks' candidates are merged) and gives, on a grid of STRIDE
-  pixels, how likely an index's centre lies in each cell, the index's upright (the
-  direction from its suit glyph to its rank glyph, as cosine and sine) and its height. Each
-  local peak of that map is an index candidate, whatever the card's rotation;
+  close up, and FINE_SIDE when those looks find small indices; the looks' candidates are
+  merged) and gives, on a grid of STRIDE pixels, how likely an index's centre lies in each
+  cell, the index's upright (the direction from its suit glyph to its rank glyph, as cosine
+  and sine) and its height. Each local peak of that map is an index candidate, whatever the
+  card's rotation;
 - the classifier is shown each candidate cut from the full-resolution frame, turned
   upright and scaled by the predicted height (`crop_indices`), as its ink and its redness
   (`classifier_input`), and says the rank, or "not an index", and the suit. It is three
@@ -89,6 +90,17 @@ FINDER_SIDE = 320
 CLOSE_SIDE = FINDER_SIDE // 2
 #: Long side for a shoe's window, whose one index fills much of the frame.
 SHOE_SIDE = 80
+#: A table's frame is looked at a third time at this long side, closer, when the first
+#: looks find an index smaller than SMALL_INDEX of the frame's long side, or none they are
+#: fairly sure of (a score of at least FAIR_PEAK): the finder misses more of the smallest
+#: indices at FINDER_SIDE. On development scenes of the development designs (the 300 first
+#: of `vision.train_cards.dev_report`'s 600) the finder put a candidate on 96.6% of the
+#: indices in view with two looks, 99.2% with this one too (on those under 24 pixels high
+#: in a 640-pixel frame, 88% and 99%). It is not taken on a frame whose indices are all
+#: big, where it finds nothing new at the cost of a frame's reading time.
+FINE_SIDE = 480
+SMALL_INDEX = 0.06
+FAIR_PEAK = 0.5
 #: Pixels of the finder's input per cell of its output grid.
 STRIDE = 4
 #: The finder's output channels: centre score (a logit), offset of the centre in its cell
@@ -429,14 +441,26 @@ def _softmax(logits: Floats) -> Floats:
 
 
 def index_candidates(frame: Frame, finder: IndexFinder, refiner: IndexRefiner | None,
-                     sides: Sequence[int]) -> list[Candidate]:
-    """The candidates a reader reads: the finder's at each of `sides`, one per place
+                     sides: Sequence[int], fine_side: int | None = None) -> list[Candidate]:
+    """The candidates a reader reads: the finder's at each of `sides` (and at `fine_side`
+    too when those find small indices, `wants_a_closer_look`), one per place
     (`merge_candidates`), each then moved by the refiner, if any, onto its index (two it
     moves onto one index are one)."""
-    candidates = merge_candidates([c for side in sides for c in finder(frame, side)])
+    found = [c for side in sides for c in finder(frame, side)]
+    if fine_side is not None and wants_a_closer_look(found, frame):
+        found += finder(frame, fine_side)
+    candidates = merge_candidates(found)
     if refiner is not None:
         candidates = merge_candidates(refiner(frame, candidates))
     return candidates
+
+
+def wants_a_closer_look(candidates: Sequence[Candidate], frame: Frame) -> bool:
+    """Whether the finder should look at the frame again, closer (FINE_SIDE): among the
+    candidates it is fairly sure of (FAIR_PEAK) there is none, or an index under SMALL_INDEX
+    of the frame's long side."""
+    fair = [c.size for c in candidates if c.score >= FAIR_PEAK]
+    return not fair or min(fair) < SMALL_INDEX * max(frame.shape[:2])
 
 
 def merge_cards(reads: list[IndexRead]) -> list[IndexRead]:
@@ -491,18 +515,22 @@ class CardReader:
     `threshold` is one for the dealer to confirm. `dark_cards` False skips the look for
     light print on dark card stock (less time, when the club's decks are all light).
     `sides` are the long sides the finder sees the frame at, one for each distance of the
-    camera from the cards. `refiner` None reads each index where the finder put it.
+    camera from the cards; `fine_side` the side of a closer look taken when those find small
+    indices (`wants_a_closer_look`), None for none. `refiner` None reads each index where
+    the finder put it.
     """
 
     def __init__(self, threshold: float = DEFAULT_THRESHOLD,
                  models: Sequence[Path] = DEFAULT_MODELS, *, dark_cards: bool = True,
                  finder: Path = DEFAULT_FINDER, refiner: Path | None = DEFAULT_REFINER,
-                 sides: tuple[int, ...] = (FINDER_SIDE, CLOSE_SIDE)) -> None:
+                 sides: tuple[int, ...] = (FINDER_SIDE, CLOSE_SIDE),
+                 fine_side: int | None = FINE_SIDE) -> None:
         if not 0.0 <= threshold <= 1.0:
             raise ValueError(f"threshold must be between 0 and 1, got {threshold}")
         self.threshold = threshold
         self.dark_cards = dark_cards
         self.sides = sides
+        self.fine_side = fine_side
         self.finder = IndexFinder(Path(finder))
         self.refiner = None if refiner is None else IndexRefiner(Path(refiner))
         self.classifier = IndexClassifier(models)
@@ -513,8 +541,8 @@ class CardReader:
         refiner, each candidate is read where the refiner moves it (two that it moves onto
         one index are one, `merge_candidates`)."""
         frame = check_frame(frame)
-        return self.classifier.read(frame, index_candidates(frame, self.finder, self.refiner,
-                                                            self.sides), dark=self.dark_cards)
+        return self.classifier.read(frame, index_candidates(
+            frame, self.finder, self.refiner, self.sides, self.fine_side), dark=self.dark_cards)
 
     def __call__(self, frame: Frame) -> list[Observation]:
         return [Observation(value=r.code, box=r.candidate.box, confidence=r.confidence)
@@ -529,7 +557,7 @@ class ShoeWindowReader:
                  models: Sequence[Path] = DEFAULT_MODELS, *, dark_cards: bool = True,
                  finder: Path = DEFAULT_FINDER, refiner: Path | None = DEFAULT_REFINER) -> None:
         self.reader = CardReader(threshold, models, dark_cards=dark_cards, finder=finder,
-                                 refiner=refiner, sides=(SHOE_SIDE,))
+                                 refiner=refiner, sides=(SHOE_SIDE,), fine_side=None)
         self.threshold = threshold
 
     def __call__(self, frame: Frame) -> list[Observation]:
@@ -548,4 +576,4 @@ __all__ = ["CLASSIFIER_CHANNELS", "DEFAULT_FINDER", "DEFAULT_MODELS", "DEFAULT_R
            "IndexClassifier", "IndexFinder", "IndexRead", "IndexRefiner", "ShoeWindowReader",
            "classifier_input", "crop_indices", "decode_peaks", "doubt_turned_twins", "finder_input",
            "index_candidates", "merge_candidates", "merge_cards", "moved_by", "on_dark_ground",
-           "one_cards_corners"]
+           "one_cards_corners", "wants_a_closer_look"]

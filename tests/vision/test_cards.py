@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -21,6 +22,7 @@ from vision.cards import (
     CARD_LENGTH,
     DEFAULT_MODELS,
     DEFAULT_THRESHOLD,
+    FAIR_PEAK,
     KEEP,
     RANKS,
     SAME_SIZE,
@@ -41,9 +43,10 @@ from vision.cards import (
     moved_by,
     on_dark_ground,
     one_cards_corners,
+    wants_a_closer_look,
 )
 from vision.core import BadFrameError
-from vision.evaluate import evaluate
+from vision.evaluate import evaluate, load_labels
 from vision.scenes.card_indices import typeset_index
 from vision.scenes.cards import CODES, held_out_decks, render_scene, write_folder
 from vision.scenes.dice import FELTS, felt_surface
@@ -85,6 +88,10 @@ TURNED_SURE, TYPESET_SURE = 0.02, 0.85
 #: laid apart (in these, the committed models are sure of a card not on the table 11 times
 #: without the doubt, 3 times with it).
 TWIN_SCENES, TWIN_DECK = 20, "orell"
+#: Scenes of held-out designs seen from further off (each frame shrunk to FAR_SCALE, on the
+#: felt's colour): with the closer look the reader reads a share FAR_MORE_READ more of their
+#: cards than without it (now 0.87 against 0.77; none wrong and sure with either).
+FAR_SCENES, FAR_SCALE, FAR_MORE_READ = 16, 0.6, 0.05
 
 
 @pytest.fixture(scope="module")
@@ -301,6 +308,38 @@ def test_a_missing_refiner_is_named_and_a_reader_may_go_without_one(tmp_path: Pa
     assert CardReader(refiner=None).refiner is None
     with pytest.raises(ValueError, match="at least once"):
         IndexRefiner(steps=0)
+
+
+def test_a_closer_look_is_taken_for_small_indices_or_none_found() -> None:
+    frame = np.zeros((480, 640, 3), np.uint8)
+
+    def index(size: float, score: float = 0.9) -> Candidate:
+        return Candidate(100, 100, 0, -1, size, score)
+
+    assert wants_a_closer_look([], frame)
+    assert not wants_a_closer_look([index(60), index(45)], frame)
+    assert wants_a_closer_look([index(60), index(30)], frame)
+    # A faint peak proves nothing: only candidates the finder is fairly sure of count.
+    assert not wants_a_closer_look([index(60), index(20, FAIR_PEAK / 2)], frame)
+    assert wants_a_closer_look([index(20, FAIR_PEAK / 2)], frame)
+
+
+@needs_decks
+def test_cards_seen_from_further_off_are_read_by_the_closer_look(tmp_path: Path) -> None:
+    write_folder(tmp_path, FAR_SCENES, SEED + 9, decks=held_out_decks())
+    for label in load_labels(tmp_path, "cards"):
+        frame = cv2.imread(str(label.image))
+        h, w = frame.shape[:2]
+        far = cv2.resize(frame, None, fx=FAR_SCALE, fy=FAR_SCALE, interpolation=cv2.INTER_AREA)
+        top, left = (h - far.shape[0]) // 2, (w - far.shape[1]) // 2
+        felt = [int(v) for v in np.median(frame.reshape(-1, 3), axis=0)]
+        cv2.imwrite(str(label.image), cv2.copyMakeBorder(
+            far, top, h - far.shape[0] - top, left, w - far.shape[1] - left,
+            cv2.BORDER_CONSTANT, value=felt))
+    closer = evaluate(CardReader(), tmp_path, "cards")
+    without = evaluate(CardReader(fine_side=None), tmp_path, "cards")
+    assert closer["item_accuracy"] >= without["item_accuracy"] + FAR_MORE_READ, (closer, without)
+    assert closer["false_confident_rate"] <= SCENE_WRONG, closer
 
 
 def test_a_file_that_is_no_model_is_refused(tmp_path: Path) -> None:
