@@ -130,11 +130,22 @@ def test_the_reader_names_the_balls_in_the_order_they_fell(
 
 def test_balls_fallen_together_with_a_read_missing_all_go_to_the_referee(
         factory: MockFactory, reports: Recorder[PocketReport]) -> None:
+    clock = Clock()
     with build_gpio_pockets(DEFAULT_PINS, pin_factory=factory, debounce=DEBOUNCE,
-                            reader_wait=0.2, on_report=reports) as pockets:
+                            reader_wait=0.2, on_report=reports, clock=clock) as pockets:
         drop(factory, "head-left")
+        clock.t += 0.001
         drop(factory, "head-right")
+        # Both balls are confirmed in their throats before the one read comes (a read
+        # within the second's debounce would name the first ball alone, rightly).
+        clock.t += 2 * DEBOUNCE
         pockets.ball_returned(4)
+
+        def time_passes() -> bool:
+            clock.t += 0.01
+            return len(reports.items) >= 2
+
+        wait_until(time_passes, "the reader's wait to end")
         got = reports.wait_for(2)
         assert [(r.pocket, r.ball) for r in got] == [("head-left", None), ("head-right", None)]
 
