@@ -409,10 +409,12 @@ def test_the_classifier_averages_its_members_on_the_crops_the_first_keeps(
 
 @needs_fonts
 def test_a_rank_seen_the_wrong_way_up_over_a_pip_is_not_read_surely() -> None:
-    """A design whose corner shows the rank with no suit sign under it has pips near it, and
-    the finder may take the rank turned round over a pip for an index (a Q turned round
-    over a heart). Typeset so, such crops must not be read surely; the same indices the
-    right way up still are."""
+    """A rank turned round over a suit sign the right way up (a Q turned round over a heart)
+    is no index a card prints, but the finder may offer one where a rank stands near a pip;
+    and over a diamond, which looks the same turned round, it is what the second index of a
+    design that prints it upright (its suit sign over its rank) shows when turned round as
+    an ordinary second index is. Typeset so, such crops must not be read surely; the same
+    indices the right way up still are."""
     classifier = IndexClassifier()
     codes = [code for code in CODES if code[:-1] not in SAME_TURNED]
     sure = {}
