@@ -3,7 +3,7 @@ and card_refiner.onnx.
 
 To regenerate them (same seeds, decks and photos give the same weights on the same machine):
 
-    .venv/bin/pip install torch==2.13.0 onnx     # for training only; the runtime needs OpenCV
+    .venv/bin/pip install torch==2.13.0 onnx     # for training only; running needs neither
     .venv/bin/python -m vision.train_cards
 
 from the repository root, with Debian's card designs installed (gnome-cards-data,

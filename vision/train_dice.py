@@ -4,7 +4,7 @@ dice_tilt.onnx.
 To regenerate them (same seeds and data give the same weights on the same machine, up to
 float rounding; about half an hour on two busy cores, most of it fitting):
 
-    .venv/bin/pip install torch==2.13.0 onnx     # for training only; the runtime needs OpenCV
+    .venv/bin/pip install torch==2.13.0 onnx     # for training only; running needs neither
     .venv/bin/python -m vision.train_dice --cache /tmp/dice_cache
 
 from the repository root, with the real photos in ../shared/data/dice (labels.jsonl and
