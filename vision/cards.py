@@ -469,11 +469,11 @@ def closer_look_region(candidates: Sequence[Candidate], frame: Frame
              if c.score >= FAIR_PEAK and c.size < SMALL_INDEX * max(h, w)]
     if not small:
         return None
-    reach = [FINE_MARGIN * c.size for c in small]
-    left = max(0, math.floor(min(c.x - r for c, r in zip(small, reach, strict=True))))
-    top = max(0, math.floor(min(c.y - r for c, r in zip(small, reach, strict=True))))
-    right = min(w, math.ceil(max(c.x + r for c, r in zip(small, reach, strict=True))))
-    bottom = min(h, math.ceil(max(c.y + r for c, r in zip(small, reach, strict=True))))
+    left = max(0, math.floor(min(c.x - FINE_MARGIN * c.size for c in small)))
+    top = max(0, math.floor(min(c.y - FINE_MARGIN * c.size for c in small)))
+    right = min(w, math.ceil(max(c.x + FINE_MARGIN * c.size for c in small)))
+    bottom = min(h, math.ceil(max(c.y + FINE_MARGIN * c.size for c in small)))
+    # A peak the finder puts on its input's padding, past the frame's edge, may leave none.
     return (left, top, right, bottom) if right > left and bottom > top else None
 
 
@@ -543,8 +543,8 @@ class CardReader:
     light print on dark card stock (less time, when the club's decks are all light).
     `sides` are the long sides the finder sees the frame at, one for each distance of the
     camera from the cards; `fine_side` the side of a closer look near the small indices those
-    find (`look_closer`), None for none. `refiner` None reads each index where
-    the finder put it.
+    find (`look_closer`), None for none. `refiner` None reads each index where the finder
+    put it.
     """
 
     def __init__(self, threshold: float = DEFAULT_THRESHOLD,
