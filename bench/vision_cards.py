@@ -1,8 +1,10 @@
 """The card recogniser on images it was never trained or tuned on.
 
 JSON lines: table scenes and dealer-shoe windows rendered from the held-out decks
-(`held_out_decks()`, seeds HELD_OUT_SEED on, used nowhere else), and table scenes of those
-decks printed light on dark card (`render_scene`'s `dark_stock`); the real photos held out
+(`held_out_decks()`, seeds HELD_OUT_SEED on, used nowhere else), the same table scenes taken
+by a camera mounted still and focused (`render_scene`'s `still_camera`, as
+docs/deployment.md asks of a card table's camera; the others may be shaken or out of focus),
+and table scenes of those decks printed light on dark card (`dark_stock`); the real photos held out
 from training (`vision.train_cards.photo_split().held_out`: ../shared/data/cards, read in
 place, never copied; boxes around jokers left out), read with and without the look for light
 print on dark cards; and those of them from sessions no training photo comes from (every
@@ -73,6 +75,10 @@ def main() -> int:
                 print(figures(f"card recogniser on held-out decks' rendered scenes, at "
                               f"{threshold}", CardReader(), scenes, threshold,
                               seed=HELD_OUT_SEED, decks=names))
+            still = Path(tmp) / "still"
+            write_folder(still, args.scenes, HELD_OUT_SEED, decks=decks, still_camera=True)
+            print(figures("card recogniser on held-out decks' rendered scenes, camera still "
+                          "and focused", CardReader(), still, seed=HELD_OUT_SEED, decks=names))
             shoes = Path(tmp) / "shoes"
             write_folder(shoes, args.shoes, HELD_OUT_SEED + 1, shoe=True, decks=decks)
             print(figures("card recogniser on held-out decks' shoe windows",

@@ -359,7 +359,8 @@ class CardRunner(Runner):
 
 class SimCardCamera(Camera):
     """The simulated card table's camera: the cards `cards()` names, rendered face up with
-    one of Debian's card designs (the same one all session), redrawn when they change."""
+    one of Debian's card designs (the same one all session), redrawn when they change, as a
+    camera mounted still and in focus takes them (docs/deployment.md)."""
 
     def __init__(self, cards: Callable[[], list[str]], seed: int) -> None:
         from vision.scenes.cards import installed_decks
@@ -383,7 +384,7 @@ class SimCardCamera(Camera):
                 rng = np.random.default_rng([self.seed, len(codes)])
                 try:
                     frame = render_scene(rng, codes=codes, decks=[self.deck],
-                                         overlap=0.3).image
+                                         overlap=0.3, still_camera=True).image
                 except VisionError as error:  # the design's files, or rsvg-convert, gone
                     raise CameraUnavailable(f"{self.name}: {error}") from error
             else:

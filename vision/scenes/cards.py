@@ -28,7 +28,7 @@ import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
@@ -775,11 +775,18 @@ def _glare(img: F32, surface: F32, at: Point, radius: Point, angle: float,
     roi[:] = roi + (255 - roi) * g
 
 
+#: The most a still camera's frame (640 pixels wide) is blurred, as a Gaussian's spread in
+#: pixels: a lens focused on the felt still softens a little. A hand-held camera's goes to 1.4.
+STILL_DEFOCUS = 0.6
+
+
 def _post(rng: np.random.Generator, scale: float, *,
-          motion_axis: float | None = None) -> PostProcess:
-    """A phone or webcam: exposure, white balance, focus, shake, sensor noise, JPEG."""
+          motion_axis: float | None = None, still: bool = False) -> PostProcess:
+    """A phone or webcam: exposure, white balance, focus, shake, sensor noise, JPEG. With
+    `still`, a camera mounted still and focused: no shake, and no softer than STILL_DEFOCUS
+    (the same draws from `rng`, so the frame is otherwise the one a hand-held camera gives)."""
     moving = motion_axis is not None or rng.random() < 0.1
-    return PostProcess(
+    post = PostProcess(
         gain=float(rng.uniform(0.8, 1.15)),
         balance=(float(rng.uniform(0.85, 1.12)), 1.0, float(rng.uniform(0.85, 1.12))),
         gamma=float(rng.uniform(0.8, 1.25)),
@@ -790,6 +797,9 @@ def _post(rng: np.random.Generator, scale: float, *,
         chroma=float(rng.uniform(0, 2.5)),
         jpeg=0 if rng.random() < 0.15 else int(rng.integers(35, 96)),
     )
+    if still:
+        post = replace(post, defocus=min(post.defocus, STILL_DEFOCUS * scale), motion=(0.0, 0.0))
+    return post
 
 
 def _scene_cards(deck: Deck, cards: Sequence[_Placed],
@@ -806,7 +816,8 @@ def render_scene(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480)
                  count: int | None = None, decks: Sequence[Deck | str] | None = None,
                  overlap: float = 0.5, felt: str | None = None,
                  codes: Sequence[str] | None = None, dark_stock: float = 0.0,
-                 upright_second_index: bool = False) -> CardScene:
+                 upright_second_index: bool = False, still_camera: bool = False
+                 ) -> CardScene:
     """One labelled frame of cards face up on a table, a pure function of `rng`'s state.
 
     `count` None draws 1-8 cards, all from one deck picked from `decks` (default: every
@@ -817,7 +828,9 @@ def render_scene(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480)
     that finds no room with an index in view is left out of the frame and its label.
     `dark_stock` is the chance that the deck is printed light on dark card (`DARK_STOCKS`).
     `upright_second_index` draws the deck as if it printed its turned indices upright
-    (`second_index_upright`).
+    (`second_index_upright`). `still_camera` takes the same frame with a camera mounted
+    still and focused, as docs/deployment.md asks of a card table's (`_post`'s `still`);
+    otherwise the camera may be hand-held: shaken, or out of focus.
     """
     n = len(codes) if codes is not None else (
         int(rng.integers(1, 9)) if count is None else count)
@@ -867,7 +880,7 @@ def render_scene(rng: np.random.Generator, *, size: tuple[int, int] = (640, 480)
         radius = (float(rng.uniform(6, 40)) * scale, float(rng.uniform(3, 20)) * scale)
         _glare(img, surface, at, radius, float(rng.uniform(0, math.pi)),
                float(rng.uniform(0.3, 0.9)))
-    return CardScene(finish_frame(img, _post(rng, scale), rng), cards)
+    return CardScene(finish_frame(img, _post(rng, scale, still=still_camera), rng), cards)
 
 
 def render_shoe_window(rng: np.random.Generator, *, deck: Deck | str | None = None,
