@@ -886,7 +886,15 @@ def typeset_crops(cache: Path, count: int, *, turned: bool = False) -> tuple[Cro
 
 def build_classifier() -> Any:
     """The classifier: five convolutions, narrow where the crop is big, and a small head:
-    logits for 14 ranks (the last "not an index") then 4 suits."""
+    logits for 14 ranks (the last "not an index") then 4 suits.
+
+    Its width is not what holds it back on designs it never saw. One member half as wide
+    again (every convolution and the head), fitted from member 0's seed on the same crops,
+    fitted them closer (its last pass's loss 0.055; members of this width end near 0.08) and
+    read more of the 2,600 development scenes' cards at 0.999 than member 0 alone (92.6%
+    against 92.0%), but 0.78% of its sure reads were wrong against 0.44%. At 0.9999 it read
+    90.0% with 0.43% wrong; member 0 reads as many (between 0.9995 and 0.9999) with about
+    0.32% wrong."""
     from torch import nn
 
     def conv(a: int, b: int) -> list[nn.Module]:
