@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
 import time
 from collections import deque
@@ -29,6 +28,7 @@ import serial
 
 from drivers.closing import Closeable
 from drivers.errors import BadReading, DeviceUnavailable, DriverError, LinkTimeout
+from drivers.serial_ports import PORT_ERRORS, announce_state, close_quietly, port_gone
 from drivers.shoe.cards import is_card
 from drivers.shoe.protocol import (
     NO_COMMAND,
@@ -50,7 +50,6 @@ from drivers.shoe.protocol import (
     decode_message,
     encode_message,
 )
-from drivers.wire.commands import PORT_ERRORS
 from drivers.wire.frame import FrameReceiver, WireError
 from drivers.wire.messages import ProtocolMismatch, WrongNode
 
@@ -212,11 +211,6 @@ class _Command:
         self.response: Message | None = None
         self.error: DriverError | None = None
         self.done = threading.Event()
-
-
-def _is_path(port: str) -> bool:
-    """True for a device path (not a pyserial URL such as ``socket://``)."""
-    return "://" not in port and os.sep in port
 
 
 def _status(message: Status) -> ShoeStatus:
@@ -548,7 +542,7 @@ class CardLink(Closeable):
                 self._fill_gap()
             if now >= next_query:
                 next_query = now + timing.query_interval
-                if _is_path(self.port) and not os.path.exists(self.port):
+                if port_gone(self.port):
                     raise OSError(f"{self.port} disappeared")
                 answer = self._exchange(Query())
                 if isinstance(answer, Status):
@@ -815,11 +809,7 @@ class CardLink(Closeable):
 
     def _close_port(self) -> None:
         port, self._serial = self._serial, None
-        if port is not None:
-            try:
-                port.close()
-            except PORT_ERRORS as exc:
-                _log.debug("%s: close failed: %s", self.port, exc)
+        close_quietly(port, self.port, _log)
 
     def _set_state(self, state: LinkName, reason: str) -> None:
         with self._cond:
@@ -828,14 +818,7 @@ class CardLink(Closeable):
             self._state, self._reason = state, reason
             self._cond.notify_all()
             snapshot = self._snapshot()
-        level = logging.INFO if state in ("connecting", "running", "closed") else logging.WARNING
-        _log.log(level, "%s: %s%s", self.port, state, f" ({reason})" if reason else "")
-        handler = self._on_health
-        if handler is not None:
-            try:
-                handler(snapshot)
-            except Exception:
-                _log.exception("%s: on_health failed; carrying on", self.port)
+        announce_state(self.port, state, reason, snapshot, self._on_health, "on_health", _log)
 
     def _snapshot(self) -> ShoeHealth:
         counts = self._counts

@@ -17,11 +17,10 @@ import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, TypeVar
-
-import serial
+from typing import TypeVar
 
 from drivers.errors import DeviceUnavailable, DriverError, LinkTimeout
+from drivers.serial_ports import PORT_ERRORS
 from drivers.wire.frame import SEQ_MOD, WireError
 from drivers.wire.messages import (
     CONFIG_BOUNDS,
@@ -37,9 +36,6 @@ from drivers.wire.messages import (
 )
 
 __all__ = ["PORT_ERRORS", "Blocked", "Commands", "Pending"]
-
-# pyserial's SerialException is an OSError; both are named for the reader's sake.
-PORT_ERRORS: Final = (serial.SerialException, OSError)
 
 _R = TypeVar("_R", bound=Message)
 

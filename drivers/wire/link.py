@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -41,8 +40,9 @@ import serial
 
 from drivers.closing import Closeable
 from drivers.errors import DeviceUnavailable, DriverError, LinkTimeout
+from drivers.serial_ports import PORT_ERRORS, announce_state, close_quietly, port_gone
 from drivers.wire.clock import NodeClock
-from drivers.wire.commands import PORT_ERRORS, Blocked, Commands, Pending
+from drivers.wire.commands import Blocked, Commands, Pending
 from drivers.wire.frame import SEQ_MOD, Frame, FrameReceiver, WireError
 from drivers.wire.messages import (
     CONFIG_BOUNDS,
@@ -163,11 +163,6 @@ def _checked_config(key: int, value: int) -> tuple[ConfigKey, int]:
             f"not {value!r}"
         )
     return known, value
-
-
-def _is_path(port: str) -> bool:
-    """True for a device path (as opposed to a pyserial URL such as ``socket://``)."""
-    return "://" not in port and os.sep in port
 
 
 class NodeLink(Closeable):
@@ -483,7 +478,7 @@ class NodeLink(Closeable):
 
     def _connect(self) -> bool:
         """Open the port and identify the node; False, with the state saying why, if not."""
-        if _is_path(self.port) and not os.path.exists(self.port):
+        if port_gone(self.port):
             if self._state != "refused":
                 self._set_state("unplugged", f"{self.port} is not there")
             return False
@@ -574,7 +569,7 @@ class NodeLink(Closeable):
             if now < next_ping:
                 continue
             next_ping = now + self._timing.ping_interval
-            if _is_path(self.port) and not os.path.exists(self.port):
+            if port_gone(self.port):
                 raise OSError(f"{self.port} disappeared")
             # A command another thread has in flight is health check enough.
             exchanged = self._commands.exchange_if_idle(Ping())
@@ -792,11 +787,7 @@ class NodeLink(Closeable):
     def _close_port(self) -> None:
         with self._write_lock:
             port, self._serial = self._serial, None
-        if port is not None:
-            try:
-                port.close()
-            except PORT_ERRORS as exc:
-                _log.debug("%s: close failed: %s", self.port, exc)
+        close_quietly(port, self.port, _log)
 
     def _set_state(self, state: StateName, detail: str) -> None:
         with self._cond:
@@ -805,14 +796,7 @@ class NodeLink(Closeable):
             self._state, self._detail = state, detail
             self._cond.notify_all()
             snapshot = self._snapshot()
-        level = logging.INFO if state in ("connecting", "running", "closed") else logging.WARNING
-        _log.log(level, "%s: %s%s", self.port, state, f" ({detail})" if detail else "")
-        handler = self.on_state
-        if handler is not None:
-            try:
-                handler(snapshot)
-            except Exception:
-                _log.exception("%s: on_state failed; carrying on", self.port)
+        announce_state(self.port, state, detail, snapshot, self.on_state, "on_state", _log)
 
     def _snapshot(self) -> LinkState:
         identify = self._identify
