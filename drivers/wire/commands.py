@@ -35,7 +35,7 @@ from drivers.wire.messages import (
     response_type,
 )
 
-__all__ = ["PORT_ERRORS", "Blocked", "Commands", "Pending"]
+__all__ = ["Blocked", "Commands", "Pending"]
 
 _R = TypeVar("_R", bound=Message)
 
