@@ -95,14 +95,14 @@ def main() -> int:
             write_folder(dark, args.scenes, HELD_OUT_SEED + 2, decks=decks, dark_stock=1.0)
             print(figures("card recogniser on held-out decks printed on dark card",
                           CardReader(), dark, seed=HELD_OUT_SEED + 2, decks=names))
-            fitted = [d.name for d in fit_decks()]
+            fitted = fit_decks()
             for still_camera, taken in ((False, ""), (True, ", camera still and focused")):
                 known = Path(tmp) / f"fitted_{still_camera}"
-                write_folder(known, args.scenes, FITTED_SEED, decks=fit_decks(),
+                write_folder(known, args.scenes, FITTED_SEED, decks=fitted,
                              still_camera=still_camera)
                 print(figures("card recogniser on fresh scenes of the designs it was fitted on"
                               f"{taken} (no target: what the scenes allow)", CardReader(),
-                              known, seed=FITTED_SEED, decks=fitted))
+                              known, seed=FITTED_SEED, decks=[d.name for d in fitted]))
         if (PHOTOS / "labels.jsonl").exists():
             held_out = photo_split().held_out
             photos = write_photos(Path(tmp) / "photos", held_out)
