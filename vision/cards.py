@@ -373,7 +373,12 @@ class IndexClassifier:
     mean. Only the first member looks at every crop; the others look at those the first
     would keep (a read at least KEEP sure), since the candidates it refuses are most of a
     frame's, and could not be read surely (at a threshold over about 0.85) whatever the
-    others said."""
+    others said.
+
+    Reading each kept candidate again from more views (cut with its height 0.9 and 1.1
+    times the refiner's, every member's probabilities of the three views averaged) does not
+    pay: on the 2,600 development scenes, at as many cards read, 1.12 to 1.15 times as many
+    sure reads were wrong; shoe windows read 93.9% against 99.0%; 1.6 times the time."""
 
     def __init__(self, paths: Sequence[Path] = DEFAULT_MODELS) -> None:
         if not paths:
