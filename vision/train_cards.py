@@ -117,8 +117,8 @@ from vision.cards import (
     finder_input,
     index_candidates,
 )
-from vision.core import Frame, Observation, Recogniser
-from vision.evaluate import evaluate
+from vision.core import Frame
+from vision.evaluate import read_folder, score
 from vision.scenes.card_indices import fonts, typeset_index
 from vision.scenes.cards import (
     CODES,
@@ -1078,20 +1078,6 @@ def export(net: Any, out: Path, shape: tuple[int, int, int]) -> None:
 
 # --- development figures ----------------------------------------------------------------
 
-class _Remembered:
-    """A reader that reads each frame once, so several thresholds are scored on one pass."""
-
-    def __init__(self, reader: Recogniser) -> None:
-        self.reader = reader
-        self.seen: dict[bytes, list[Observation]] = {}
-
-    def __call__(self, frame: Frame) -> list[Observation]:
-        key = hashlib.sha1(frame.tobytes()).digest()
-        if key not in self.seen:
-            self.seen[key] = list(self.reader(frame))
-        return self.seen[key]
-
-
 def write_photos(folder: Path, entries: Sequence[dict[str, Any]]) -> Path:
     """A labels.jsonl in `folder` naming `entries`' photos in place (by absolute path),
     without the boxes around things that are not cards, which `evaluate` would refuse."""
@@ -1124,15 +1110,14 @@ def dev_report(models: Sequence[Path], finder: Path, refiner: Path | None = DEFA
     if (PHOTOS / "labels.jsonl").exists():
         folders.append(("photos", write_photos(cache / "dev_photos", photo_split().dev), False))
     for name, folder, shoe in folders:
-        reader = _Remembered(
-            ShoeWindowReader(models=models, finder=finder, refiner=refiner) if shoe else
-            CardReader(models=models, finder=finder, refiner=refiner))
-        result = evaluate(reader, folder, "cards")
+        reader = (ShoeWindowReader(models=models, finder=finder, refiner=refiner) if shoe else
+                  CardReader(models=models, finder=finder, refiner=refiner))
+        reads = read_folder(reader, folder, "cards")
         for threshold in (0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999, 0.9995, 0.9999):
-            r = evaluate(reader, folder, "cards", threshold=threshold)
+            r = score(reads, threshold)
             out[f"{name}@{threshold}"] = {k: r[k] for k in (
                 "image_accuracy", "item_accuracy", "false_confident_rate", "unsure_rate")}
-        out[f"{name}_ms_per_frame"] = result["ms_per_frame"]
+        out[f"{name}_ms_per_frame"] = score(reads, reader.threshold)["ms_per_frame"]
     return out
 
 

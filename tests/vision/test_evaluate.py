@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from vision.core import Frame, Observation
-from vision.evaluate import LabelError, evaluate, load_labels
+from vision.evaluate import LabelError, evaluate, load_labels, read_folder, score
 from vision.scenes.dice import write_folder
 
 
@@ -78,7 +78,25 @@ def test_figures_of_a_known_folder(tmp_path: Path, with_boxes: bool) -> None:
     assert result["confusion"]["4"] == {"4": 1, "unsure": 1}
     assert result["ms_per_frame"] >= 0
     assert seen == [(1, 3), (2, 3), (3, 3)]
+    # The counts behind the shares, and where the shares may truly lie (95% Wilson).
+    assert (result["items"], result["confident_reads"], result["false_confident_reads"]) == (
+        5, 4, 1)
+    assert result["item_accuracy_interval"] == [0.2307, 0.8824]
+    assert result["false_confident_interval"] == [0.0456, 0.6994]
     json.dumps(result)
+
+
+def test_one_reading_scored_at_several_thresholds_as_evaluate_scores_it(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, THREE_IMAGES)
+    reads = read_folder(Scripted(THREE_READS), folder)
+    assert len(reads.reads) == len(reads.ms) == 3
+    for threshold in (0.2, 0.9, 0.97):
+        again = evaluate(Scripted(THREE_READS), folder, threshold=threshold)
+        scored = score(reads, threshold)
+        assert {k: v for k, v in scored.items() if k != "ms_per_frame"} == {
+            k: v for k, v in again.items() if k != "ms_per_frame"}
+    assert score(reads, 0.97)["confident_reads"] == 2
+    assert score(reads, 0.97)["false_confident_interval"][0] > 0.0
 
 
 def test_a_missed_die_and_an_extra_read(tmp_path: Path) -> None:
