@@ -63,8 +63,8 @@ def main() -> None:
         path = Path(folder) / "lane.db"
         log = SqliteEventLog(path)
         batch: list[Entry] = []
-        for entry in simulated_entries(args.events, seed=1):
-            batch.append(entry)
+        for simulated in simulated_entries(args.events, seed=1):
+            batch.append(simulated)
             if len(batch) == BATCH:
                 log.append_many(batch)
                 batch = []

@@ -90,7 +90,7 @@ kind = "none"
         assert note["body"]["text"].startswith("The camera confirms")
         # The club's threshold, not the recogniser's own, is what the camera vouches at
         # (the note's confidences are rounded to 4 places).
-        surest = {}
+        surest: dict[str, float] = {}
         for read in note["body"]["vision"]:
             surest[read["value"]] = max(surest.get(read["value"], 0.0), read["confidence"])
         assert all(surest[code] >= 0.9989 for code in note["body"]["confirmed"]), surest
@@ -193,7 +193,8 @@ def test_a_card_the_shoe_misread_is_named_by_the_operator_and_the_shoe_goes_on(
         assert flag["reading"]["card"] is None
         view = client.get("/api/view").json()
         assert view["status"] == "paused"
-        assert helpers.device(client, "shoe")["state"] == "unavailable"
+        stopped = helpers.device(client, "shoe")
+        assert stopped is not None and stopped["state"] == "unavailable"
         path = f"/api/flags/{flag['seq']}/resolve"
         assert flag["reading"]["hands"] == ["Bob"]  # the hand the game waited to deal to
         to = "Bob"
@@ -202,7 +203,7 @@ def test_a_card_the_shoe_misread_is_named_by_the_operator_and_the_shoe_goes_on(
         done = client.post(path, json={"to": to, "card": "QH", "reason": "the dealer showed it"},
                            headers=OPERATOR)
         assert done.status_code == 200, done.text
-        wait_for(lambda: helpers.device(client, "shoe")["state"] == "working")
+        wait_for(lambda: (d := helpers.device(client, "shoe")) and d["state"] == "working")
         assert built.table.state.nodes["shoe"][1] == 1  # the shoe's position moved past it
         shoe.wait_acked()  # the shoe was told the card is taken
         shoe.draw(1)

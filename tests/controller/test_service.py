@@ -55,8 +55,10 @@ class Deck:
     """The lane's inputs as the test's hands: pins fall, the ball passes the detector."""
 
     def __init__(self, service: Service) -> None:
-        factory = service.runner.pin_factory
-        pins = lane_pins(service.runner.config)
+        runner = service.runner
+        assert isinstance(runner, LaneRunner)
+        factory = runner.pin_factory
+        pins = lane_pins(runner.config)
         self.spots = {s: factory.pin(p) for s, p in pins.deck().items()}
         self.detector = factory.pin(pins.ball_detector)
         self.foul_beam = factory.pin(pins.foul_line)
@@ -149,6 +151,7 @@ def test_the_simulated_bowlers_bowl_through_the_real_firmware(
         assert states == {"lane": "working", "pin deck node": "working",
                           "foul line node": "working"}
         assert view["game"]["sheet"][0]["frames"][0]["balls"]
+        assert isinstance(built.runner, LaneRunner)
         nodes = built.runner.sim_nodes
         assert len(nodes) == 2 and all(node.alive() for node in nodes)
     assert not any(node.alive() for node in nodes)  # the service ended its children

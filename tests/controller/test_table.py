@@ -140,7 +140,7 @@ def test_rejected_change_leaves_the_log_untouched(table: Table) -> None:
         await table.record("start", "test", {"game": "ten-pins", "players": ["Ann", "Bob"]})
         await table.record("event", "sensor", {"event": ball("Ann", [1])})
         before = table.log.last_seq()
-        bad = [
+        bad: list[tuple[str, dict[str, Any]]] = [
             ("event", {"event": ball("Ann", [2])}),  # pin 2 is already down
             ("event", {"event": ball("Bob", [])}),  # out of turn
             ("event", {"event": ball("Ann", [1, 11])}),

@@ -229,6 +229,7 @@ def test_a_stroke_the_crotch_cannot_touch_goes_through_without_balk(
     if "pins" in COUNTING[game_id] and closing["type"] == "stroke" and closing["path"]:
         closing = {**closing, "pins": []}
     state, _ = play(game_id, ["Ann", "Bob"], None, [crotched(game_id), closing])
+    assert isinstance(state, CueState)
     assert state.strokes == 2
 
 

@@ -284,8 +284,8 @@ def _ink_halves(face: npt.NDArray[np.uint8], box: tuple[float, ...]
 
     def scaled(part: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
         ys, xs = np.nonzero(part)
-        part = part[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.uint8) * 255
-        return np.asarray(cv2.resize(part, (16, 16), interpolation=cv2.INTER_AREA) > 127)
+        crop = part[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.uint8) * 255
+        return np.asarray(cv2.resize(crop, (16, 16), interpolation=cv2.INTER_AREA) > 127)
 
     return scaled(ink[:split]), scaled(ink[split:])
 

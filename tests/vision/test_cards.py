@@ -357,6 +357,7 @@ def test_cards_seen_from_further_off_are_read_by_the_closer_look(tmp_path: Path)
     write_folder(tmp_path, FAR_SCENES, SEED + 9, decks=held_out_decks())
     for label in load_labels(tmp_path, "cards"):
         frame = cv2.imread(str(label.image))
+        assert frame is not None
         h, w = frame.shape[:2]
         far = cv2.resize(frame, None, fx=FAR_SCALE, fy=FAR_SCALE, interpolation=cv2.INTER_AREA)
         top, left = (h - far.shape[0]) // 2, (w - far.shape[1]) // 2
