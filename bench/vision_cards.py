@@ -14,7 +14,8 @@ mean number of labelled cards in a frame. The held-out scenes' and photos' reads
 again at each of OTHER_THRESHOLDS, which a club may set as `camera.card_threshold` instead of
 the recogniser's own: lower for more cards read, higher for fewer wrong reads called sure
 (docs/cards.md); those lines repeat the one reading's time. Each line gives the counts
-behind its shares and their 95% intervals (`vision.evaluate.wilson_interval`).
+behind its shares and their 95% intervals (`vision.evaluate.wilson_interval`); the held-out
+scenes' lines at the recogniser's own threshold give them design by design too ("per_deck").
 
 Two lines are not of unseen designs, and are no target's figures: fresh table scenes (seeds
 FITTED_SEED on) of the designs the models were fitted on (`fit_decks()`), taken hand-held
@@ -67,6 +68,23 @@ def read(reader: CardReader | ShoeWindowReader, folder: Path) -> FolderReads:
     return read_folder(reader, folder, "cards")
 
 
+def per_deck(reads: FolderReads, folder: Path, threshold: float) -> dict[str, dict[str, Any]]:
+    """The cards, cards read, sure reads and wrong sure reads of each design in `folder`'s
+    rendered scenes (each label's "deck"), read as `reads`, sure at `threshold`."""
+    lines = (folder / "labels.jsonl").read_text(encoding="utf-8").splitlines()
+    decks: dict[str, list[int]] = {}
+    for i, label in enumerate(reads.labels):
+        decks.setdefault(json.loads(lines[label.line - 1])["deck"], []).append(i)
+    out = {}
+    for deck, kept in sorted(decks.items()):
+        result = score(FolderReads(reads.kind, tuple(reads.labels[i] for i in kept),
+                                   tuple(reads.reads[i] for i in kept),
+                                   tuple(reads.ms[i] for i in kept)), threshold)
+        out[deck] = {k: result[k] for k in ("items", "item_accuracy", "confident_reads",
+                                             "false_confident_reads")}
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--scenes", type=int, default=SCENES)
@@ -84,16 +102,18 @@ def main() -> int:
             write_folder(scenes, args.scenes, HELD_OUT_SEED, decks=decks)
             scenes_read = read(reader, scenes)
             print(figures("card recogniser on held-out decks' rendered scenes", scenes_read, own,
-                          seed=HELD_OUT_SEED, decks=names))
+                          seed=HELD_OUT_SEED, decks=names,
+                          per_deck=per_deck(scenes_read, scenes, own)))
             for threshold in OTHER_THRESHOLDS:
                 print(figures(f"card recogniser on held-out decks' rendered scenes, at "
                               f"{threshold}", scenes_read, threshold,
                               seed=HELD_OUT_SEED, decks=names))
             still = Path(tmp) / "still"
             write_folder(still, args.scenes, HELD_OUT_SEED, decks=decks, still_camera=True)
+            still_read = read(reader, still)
             print(figures("card recogniser on held-out decks' rendered scenes, camera still "
-                          "and focused", read(reader, still), own, seed=HELD_OUT_SEED,
-                          decks=names))
+                          "and focused", still_read, own, seed=HELD_OUT_SEED, decks=names,
+                          per_deck=per_deck(still_read, still, own)))
             shoes = Path(tmp) / "shoes"
             write_folder(shoes, args.shoes, HELD_OUT_SEED + 1, shoe=True, decks=decks)
             shoe_reader = ShoeWindowReader()
