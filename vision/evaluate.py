@@ -178,13 +178,13 @@ def read_folder(recogniser: Recogniser, folder: Path, kind: str = "dice", *,
     return FolderReads(kind, tuple(labels), tuple(reads), tuple(times))
 
 
-def score(folder: FolderReads, threshold: float) -> dict[str, Any]:
+def score(taken: FolderReads, threshold: float) -> dict[str, Any]:
     """The DESIGN section 10 figures of a folder's reads, a read sure at `threshold`."""
     # A die has one box, a card one per index that shows: cards are matched by value.
-    tally = _Tally(by_place=folder.kind == "dice")
-    for label, reads in zip(folder.labels, folder.reads, strict=True):
+    tally = _Tally(by_place=taken.kind == "dice")
+    for label, reads in zip(taken.labels, taken.reads, strict=True):
         tally.add(label, reads, threshold)
-    return tally.result(len(folder.labels), median(folder.ms), threshold)
+    return tally.result(len(taken.labels), median(taken.ms), threshold)
 
 
 class _Tally:
