@@ -526,7 +526,14 @@ def doubt_turned_twins(reads: list[IndexRead]) -> list[IndexRead]:
     9 of the same suit at the other, `TURNED_TWINS`): the card is one of the two, and which
     the reader cannot tell, as the design may print its second index upright. Each such
     read's confidence is scaled by the chance that the other is wrong (1 - its confidence),
-    so the dealer is asked which card it is."""
+    so the dealer is asked which card it is.
+
+    A lone corner cannot be doubted so. Reading each sure read's crop again with its two
+    glyphs turned round in place (what an upright second index would show read the right
+    way), and doubting the read when that names another code surely, was tried: on
+    development designs drawn with their second index upright, 1.67% of the sure reads were
+    wrong against 2.09%; on ordinary ones it read 82.7% of the cards against 89.3%, as many
+    wrong (a turned 9 over a diamond is a 6 of diamonds), and 12 of 195 shoe windows fewer."""
     doubt = [1.0] * len(reads)
     for i, a in enumerate(reads):
         for j in range(i + 1, len(reads)):
