@@ -532,7 +532,7 @@ def doubt_turned_twins(reads: list[IndexRead]) -> list[IndexRead]:
     glyphs turned round in place (what an upright second index would show read the right
     way), and doubting the read when that names another code surely, was tried: on
     development designs drawn with their second index upright, 1.67% of the sure reads were
-    wrong against 2.09%; on ordinary ones it read 82.7% of the cards against 89.3%, as many
+    wrong against 2.09%; on ordinary ones it read 82.8% of the cards against 89.3%, as many
     wrong (a turned 9 over a diamond is a 6 of diamonds), and 12 of 195 shoe windows fewer."""
     doubt = [1.0] * len(reads)
     for i, a in enumerate(reads):
