@@ -1,4 +1,5 @@
-"""evaluate() and load_labels() on tiny hand-made folders whose figures are known."""
+"""evaluate() and load_labels() on tiny hand-made folders whose figures are known (and the
+card bench's figures design by design)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
+from bench.vision_cards import per_deck
 from vision.core import Frame, Observation
 from vision.evaluate import LabelError, evaluate, load_labels, read_folder, score
 from vision.scenes.dice import write_folder
@@ -233,3 +235,29 @@ def test_hoyle_vision_eval_prints_the_figures(tmp_path: Path) -> None:
                          timeout=300)
     assert bad.returncode == 2
     assert "nowhere.png" in bad.stderr and "line 1" in bad.stderr
+
+
+def test_the_card_bench_gives_each_designs_cards_and_wrong_sure_reads(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, [
+        {"image": "images/0.png", "cards": ["AS", "2H"], "deck": "tigullio"},
+        {"image": "images/1.png", "cards": ["6C"], "deck": "kde-ancient-egyptians"},
+        {"image": "images/2.png", "cards": ["KD", "9S"], "deck": "tigullio"}])
+    reads = read_folder(Scripted([
+        [_card("AS", 1.0), _card("2H", 0.9)],   # one right, one unsure
+        [_card("9C", 1.0)],                      # a 6 read as a 9: wrong and sure
+        [_card("KD", 0.9995), _card("9S", 1.0)],
+    ]), folder, "cards")
+    designs = per_deck(reads, folder, 0.999)
+    assert designs == {
+        "kde-ancient-egyptians": {"items": 1, "item_accuracy": 0.0, "confident_reads": 1,
+                                  "false_confident_reads": 1},
+        "tigullio": {"items": 4, "item_accuracy": 0.75, "confident_reads": 3,
+                     "false_confident_reads": 0},
+    }
+    # The designs' counts add up to the folder's.
+    whole = score(reads, 0.999)
+    assert sum(d["items"] for d in designs.values()) == whole["items"]
+    assert sum(d["false_confident_reads"] for d in designs.values()) == whole[
+        "false_confident_reads"]
+    # Stricter, the KD at 0.9995 is no longer sure.
+    assert per_deck(reads, folder, 0.9999)["tigullio"]["confident_reads"] == 2
