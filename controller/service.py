@@ -20,6 +20,7 @@ from controller.cue_table import CueRunner, CueTable
 from controller.dice_table import DiceRunner
 from controller.errors import Rejected
 from controller.eventlog import SqliteEventLog
+from controller.kinds import kind_of_family
 from controller.runner import Runner, call_on
 from controller.table import Table
 from controller.web import create_app
@@ -521,7 +522,7 @@ def build(config: Config) -> Service:
     config.data_dir.mkdir(parents=True, exist_ok=True)
     kind = CueTable if family in BILLIARD_FAMILIES else Table
     table = kind(SqliteEventLog(config.log_path), config.table_id, name=config.name,
-                 snapshot_every=config.snapshot_every)
+                 snapshot_every=config.snapshot_every, kind=kind_of_family(family))
     recovery = table.recover()
     log.info("table %s: log %s at entry %d (snapshot at %d, %d entries replayed)",
              config.table_id, config.log_path, recovery.seq, recovery.snapshot_seq,

@@ -12,6 +12,7 @@ from controller.bus import Bus, Change
 from controller.errors import Rejected
 from controller.eventlog import SqliteEventLog
 from controller.fold import TableState, is_rejection
+from controller.kinds import WORDS, kind_of_game
 from controller.logentry import LogEntry
 from controller.privacy import Disclosure, disclosure, public_entry
 from engine.core import JSON, Ruling
@@ -46,10 +47,13 @@ class Table:
     """
 
     def __init__(self, event_log: SqliteEventLog, table_id: str, *, name: str = "",
-                 snapshot_every: int = SNAPSHOT_EVERY) -> None:
+                 snapshot_every: int = SNAPSHOT_EVERY, kind: str | None = None) -> None:
         self.log = event_log
         self.table_id = table_id
         self.name = name or table_id
+        #: The kind of table (controller/kinds.py): it starts only that kind's games;
+        #: None (tools and tests of the fold alone) starts any.
+        self.kind = kind
         self.snapshot_every = snapshot_every
         self.state = TableState()
         self.bus = Bus()
@@ -66,7 +70,9 @@ class Table:
     def view(self, operator: bool = False) -> JSON:
         """The table's view, as everyone sees it; `operator`: as the operator does (a cue
         table adds the private numbers, controller/privacy.py)."""
-        return self.state.view(self.table_id, self.name)
+        view = self.state.view(self.table_id, self.name)
+        view["kind"] = self.kind
+        return view
 
     def disclosure(self) -> Disclosure:
         """What the public may see of the private numbers now (on the event loop, so that it
@@ -82,6 +88,8 @@ class Table:
             self._lock = asyncio.Lock()
         async with self._lock:
             try:
+                if kind == "start":
+                    self._check_kind(str(body.get("game")))
                 self.state.check(kind, body)
             except Exception as error:
                 if is_rejection(error):
@@ -99,6 +107,15 @@ class Table:
             # the outputs; it records the state as of this entry, taken under the lock.
             await asyncio.to_thread(self.log.save_snapshot, entry.seq, snapshot)
         return change
+
+    def _check_kind(self, game_id: str) -> None:
+        """Refuse a game another kind of table serves (`Rejected`, naming both)."""
+        if self.kind is None:
+            return
+        kind = kind_of_game(game_id)
+        if kind != self.kind:
+            raise Rejected(f"{game_id} is a game for {WORDS[kind]}, and this table is "
+                           f"{WORDS[self.kind]}: it cannot serve it")
 
     async def reading(self, event: Mapping[str, Any], source: str,
                       extra: Mapping[str, Any] | None = None) -> Change:

@@ -99,7 +99,7 @@ def test_recovery_from_snapshot_equals_replay_from_first_entry(tmp_path: Path) -
     scratch = TableState()
     for entry in again.log.entries():
         scratch.apply(entry.seq, entry.kind, entry.source, entry.body)
-    assert scratch.view("lane-1") == live
+    assert scratch.view("lane-1") == {k: v for k, v in live.items() if k != "kind"}
     again.log.close()
 
 
