@@ -201,6 +201,10 @@ class BankState(LoggedState):
         """One of the game's `OTHERS` events."""
         raise NotImplementedError(kind)
 
+    def parse_actor(self, data: Mapping[str, Any], kind: str) -> str:
+        """Who takes an act: a player by default; a game whose hands act names them too."""
+        return str(parse_player(data, self.players, kind))
+
     def bet_list(self) -> list[JSON]:
         """The stakes on the table, as the snapshot shows them."""
         return [stake.to_json() for stake in self.stakes]
@@ -239,7 +243,7 @@ class BankState(LoggedState):
             return self.parse_other(kind, data)
         act = self.ACTS.get(kind)
         if act is not None:
-            return act(str(parse_player(data, self.players, kind)))
+            return act(self.parse_actor(data, kind))
         raise IllegalEventError(f"{self.game.name} has no {data.get('type')!r} event; it has "
                                 f"{', '.join(self.kinds())}")
 

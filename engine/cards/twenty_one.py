@@ -80,9 +80,9 @@ class TwentyOneState(TwentyOneSettlement):
         elif isinstance(event, DoubleEvent):
             rulings.append(self._double())
         elif isinstance(event, RefuseEvent):
-            rulings.append(self._refuse(event.player))
+            rulings.append(self._refuse(self._owner(event.player)))
         elif isinstance(event, StandEvent):
-            rulings.extend(self._stand(event.player))
+            rulings.extend(self._stand(self._owner(event.player)))
         else:
             assert isinstance(event, SplitEvent)
             rulings.append(self._split(event))
@@ -216,21 +216,21 @@ class TwentyOneState(TwentyOneSettlement):
                        rules.laws.draw), *self._advance()]
 
     def _split(self, event: SplitEvent) -> Ruling:
-        active = self._active(event.player)
+        owner = self._owner(event.player)
+        active = self._active(owner)
         assert active is not None
-        count = len(self._player_hands(event.player)) + 1
+        count = len(self._player_hands(owner)) + 1
         stake = active.stake if event.amount is None else event.amount
-        new = Hand(f"{event.player}/{count}", event.player, [active.cards.pop()], stake,
-                   divided=True)
+        new = Hand(f"{owner}/{count}", owner, [active.cards.pop()], stake, divided=True)
         active.divided = True
         items = list(self.table.items())
-        last = max(i for i, (_, h) in enumerate(items) if h.owner == event.player)
+        last = max(i for i, (_, h) in enumerate(items) if h.owner == owner)
         items.insert(last + 1, (new.name, new))
         self.table = dict(items)
-        return Ruling("split", event.player, stake,
-                      f"{event.player} divides his pair of {new.cards[0].rank}s: {new.name} "
-                      f"stakes {stake}; each hand takes a second card and is played in turn.",
-                      self.rules.laws.split)
+        return Ruling("split", owner, stake,
+                      f"{owner} divides his pair of {new.cards[0].rank}s ({active.name}): "
+                      f"{new.name} stakes {stake}; each hand takes a second card and is "
+                      "played in turn.", self.rules.laws.split)
 
     # -- what the table may report next
 
@@ -244,7 +244,11 @@ class TwentyOneState(TwentyOneSettlement):
             found.extend(CardEvent(to, card) for to in targets for card in cards)
         # Only the kinds of act this stage of the hand can take are tried.
         offered: list[Event] = []
-        for name in self.players:
+        turn = self._turn_hand()
+        # The hand in play may act by its own name as well as by its player's.
+        actors = [*self.players, *([turn] if turn is not None and turn not in self.players
+                                   else [])]
+        for name in actors:
             if self.dealt:
                 offered.append(StandEvent(name))
                 if self.rules.split_stake != "none":
@@ -285,16 +289,11 @@ class TwentyOneState(TwentyOneSettlement):
 
     def extra(self) -> JSON:
         rules = self.rules
-        turn = None
-        if self.dealt and not self.over:
-            player = self._in_turn()
-            active = self._active(player) if player is not None else None
-            turn = active.name if active is not None else BANKER
         return {
             "dealer_of_record": None if self.over else self.players[self.proper],
             "totals": {h.name: rules.total(h.cards) for h in self.table.values()},
             "status": {h.name: h.status for h in self.table.values()},
-            "turn": turn,
+            "turn": self._turn_hand(),
             "last_hand": self.last,
             "doubled": self.doubled,
             "hand": self.coups + (0 if self.over else 1),

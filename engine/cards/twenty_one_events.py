@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from engine.cards.bank import ActEvent, StandEvent, parse_amount
+from engine.cards.bank import ActEvent, parse_amount
 from engine.cards.core import Card
 from engine.core import JSON, Event
 from engine.rules import parse_player
@@ -34,7 +34,10 @@ class RefuseEvent(ActEvent):
 
 @dataclass(frozen=True, slots=True)
 class SplitEvent(Event):
-    """A player divides a pair; `amount` is the stake on the new hand (None: an equal one)."""
+    """A player divides a pair; `amount` is the stake on the new hand (None: an equal one).
+
+    `player` is the player, meaning his hand in play, or the name of that hand ("Bob/2").
+    """
 
     type: ClassVar[str] = "split"
     player: str
@@ -61,10 +64,6 @@ class SellEvent(Event):
                 "amount": self.amount}
 
 
-ACTS: dict[str, type[ActEvent]] = {"double": DoubleEvent, "refuse": RefuseEvent,
-                                   "stand": StandEvent}
-
-
 @dataclass(slots=True)
 class Hand:
     """One hand at the table: whose it is, its cards, its stake and where it stands."""
@@ -78,9 +77,9 @@ class Hand:
     divided: bool = False
 
 
-def parse_split(data: Mapping[str, Any], players: Sequence[str], limit: int) -> SplitEvent:
-    """A split, with the new hand's stake if it names one (1-`limit`)."""
-    player = str(parse_player(data, players, "split"))
+def parse_split(data: Mapping[str, Any], player: str, limit: int) -> SplitEvent:
+    """A split of `player` (a player, or a divided hand he plays: "Bob/2"), with the new
+    hand's stake if it names one (1-`limit`)."""
     if data.get("amount") is None:
         return SplitEvent(player)
     return SplitEvent(player, parse_amount(data, "split", limit))

@@ -112,6 +112,40 @@ class TwentyOneTable(BankState):
     def _active(self, player: str) -> Hand | None:
         return next((h for h in self._player_hands(player) if h.status == "open"), None)
 
+    def _owner(self, name: str) -> str:
+        """The player who acts under `name`: a player, the banker for "banker", or the owner
+        of a divided hand ("Bob/2")."""
+        if name in self.players:
+            return name
+        if name == BANKER:
+            return self.banker
+        hand = self.table.get(name)
+        return hand.owner if hand is not None else name
+
+    def _named_hand(self, name: str, where: str) -> Hand | None:
+        """The hand an act names, or None where it names a player (his hand in play).
+
+        A divided hand that acts by its own name must be the hand in play: the hands of a
+        divided pair are drawn to one after another (Hoyle 18000-18001, Round Games 932).
+        """
+        if name in self.players:
+            return None
+        hand = self.table.get(name)
+        if hand is None:
+            raise IllegalEventError(f"{where}: there is no hand {name} this deal")
+        if hand.name != BANKER and hand is not self._active(hand.owner):
+            raise IllegalEventError(f"{where}: {name} is not the hand in play; "
+                                    f"{self._targets()[1]}")
+        return hand
+
+    def _turn_hand(self) -> str | None:
+        """The name of the hand in play once the first cards are dealt, or None."""
+        if not self.dealt or self.over:
+            return None
+        player = self._in_turn()
+        active = self._active(player) if player is not None else None
+        return active.name if active is not None else BANKER
+
     def _least(self, hand: Hand) -> int:
         return 2 if hand.divided else self.rules.first_cards
 
@@ -173,9 +207,22 @@ class TwentyOneTable(BankState):
                                     f"(\"on\": \"hand\"), not on {data.get('on')!r}")
         return BetEvent(player, "hand", parse_amount(data, "bet", self.rules.limit))
 
+    def parse_actor(self, data: Mapping[str, Any], kind: str) -> str:
+        """A player, or a hand of this deal by name: "banker", a divided hand ("Bob/2").
+
+        A player's name means his hand in play, as it always has; a hand's name says which
+        hand acts (and is refused unless it is the hand in play).
+        """
+        name = data.get("player")
+        if isinstance(name, str) and (name in self.players or name in self.table):
+            return name
+        raise IllegalEventError(f"{kind}: unknown player or hand {name!r}; the players are "
+                                f"{', '.join(self.players)}, the hands of this deal "
+                                f"{', '.join(self.table)}")
+
     def parse_other(self, kind: str, data: Mapping[str, Any]) -> Event:
         if kind == "split":
-            return parse_split(data, self.players, self.rules.limit)
+            return parse_split(data, self.parse_actor(data, kind), self.rules.limit)
         return parse_sale(data, self.players, self.rules.limit)
 
     def verify_play(self, event: Event) -> None:
@@ -228,9 +275,10 @@ class TwentyOneTable(BankState):
 
     def _verify_double(self, event: DoubleEvent) -> None:
         where = f"double called by {event.player}"
+        self._named_hand(event.player, where)
         if self.rules.double_call == "none":
             raise IllegalEventError(f"{where}: {self.game.name} has no double call")
-        if event.player != self.banker:
+        if self._owner(event.player) != self.banker:
             raise IllegalEventError(f"{where}: only the banker ({self.banker}) calls double")
         if self.doubled:
             raise IllegalEventError(f"{where}: he has called it already this hand")
@@ -246,9 +294,10 @@ class TwentyOneTable(BankState):
         if self.rules.double_call != "forfeit":
             raise IllegalEventError(f"{where}: at {self.game.name} the players add the double; "
                                     "none may refuse")
+        self._named_hand(event.player, where)
         if not self.doubled or self._second_round():
             raise IllegalEventError(f"{where}: there is no double call to refuse now")
-        hand = self.table.get(event.player)
+        hand = self.table.get(self._owner(event.player))
         if hand is None or hand.owner == self.banker or hand.status == "refused":
             raise IllegalEventError(f"{where}: he has no stake up to forfeit")
 
@@ -256,13 +305,14 @@ class TwentyOneTable(BankState):
         where = f"{event.player} stands"
         if not self.dealt:
             raise IllegalEventError(f"{where}: the first cards are still being dealt")
+        self._named_hand(event.player, where)
+        owner = self._owner(event.player)
         in_turn = self._in_turn()
-        if in_turn is None and event.player == self.banker \
-                and self.table[BANKER].status == "open":
+        if in_turn is None and owner == self.banker and self.table[BANKER].status == "open":
             return
-        if event.player != in_turn:
+        if owner != in_turn:
             raise IllegalEventError(f"{where}: {self._targets()[1]}")
-        active = self._active(event.player)
+        active = self._active(owner)
         assert active is not None
         if len(active.cards) < self._least(active):
             raise IllegalEventError(f"{where}: {active.name} has {len(active.cards)} card; its "
@@ -273,15 +323,17 @@ class TwentyOneTable(BankState):
         rules = self.rules
         if rules.split_stake == "none":
             raise IllegalEventError(f"{where}: {self.game.name} has no dividing of pairs")
-        if not self.dealt or event.player != self._in_turn():
+        self._named_hand(event.player, where)
+        owner = self._owner(event.player)
+        if not self.dealt or owner != self._in_turn():
             raise IllegalEventError(f"{where}: {self._targets()[1]}")
-        active = self._active(event.player)
+        active = self._active(owner)
         assert active is not None
         if len(active.cards) != 2 or active.cards[0].rank != active.cards[1].rank:
             raise IllegalEventError(f"{where}: {active.name} holds "
                                     f"{' '.join(codes(active.cards))}, not a pair in its first "
                                     "two cards")
-        if len(self._player_hands(event.player)) >= rules.max_hands:
+        if len(self._player_hands(owner)) >= rules.max_hands:
             raise IllegalEventError(f"{where}: he has {rules.max_hands} hands, the most the "
                                     "book allows")
         if rules.split_stake == "equal" and event.amount not in (None, active.stake):

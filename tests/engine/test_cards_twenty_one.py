@@ -253,3 +253,52 @@ def test_a_sale_comes_before_the_deal_and_from_its_owner() -> None:
             "sold before its first card")
     refused(table("vingt-un-round-games"),
             {"type": "sell", "player": "Ann", "buyer": "Bob", "amount": 1}, "no selling")
+
+
+def test_each_hand_of_a_divided_pair_stands_by_its_own_name() -> None:
+    """Hoyle 17999-18001: a pair divided is drawn to, each hand in its turn, and the hand a
+    stand names must be the one in play; "banker" names the banker's hand (Hoyle
+    17989-17995: he stands, then settles with every hand)."""
+    state = dealt(bob="8S 8H", banker="10C 7D")
+    act(state, {"type": "split", "player": "Bob"}, card("Bob", "10S"), card("Bob/2", "KS"))
+    refused(state, stand("Bob/2"), "Bob/2 is not the hand in play; it is Bob's turn to draw "
+                                   r"\(Bob\)")
+    act(state, stand("Bob"))
+    stood = stand("Bob/2")
+    assert state.parse_event(stood).to_json() == stood
+    (ruling,) = act(state, stood)
+    assert (ruling.kind, ruling.who, ruling.amount) == ("stand", "Bob", 18)
+    assert ruling.law.lines == (17976, 17987)
+    assert state.snapshot()["status"] == {"Bob": "stood", "Bob/2": "stood", "banker": "open"}
+    act(state, stand("banker"))
+    # 18 and 18 against the banker's 17: the two stakes of 2 are paid.
+    assert state.snapshot()["sheet"] == [{"player": "Ann", "total": -4},
+                                         {"player": "Bob", "total": 4}]
+
+
+def test_a_divided_hand_that_pairs_again_divides_by_its_own_name() -> None:
+    """Round Games 932: a later card of the same denomination may be divided too, a separate
+    stake on each; three hands, up to four."""
+    state = dealt("vingt-un-round-games", bob="8S 8H", banker="10C 7D")
+    act(state, {"type": "split", "player": "Bob", "amount": 3}, card("Bob", "5C"),
+        card("Bob/2", "8D"), stand("Bob"))
+    divide = {"type": "split", "player": "Bob/2", "amount": 1}
+    assert state.parse_event(divide).to_json() == divide
+    (ruling,) = act(state, divide)
+    assert (ruling.kind, ruling.who, ruling.amount) == ("split", "Bob", 1)
+    assert ruling.law.lines[0] <= 932 <= ruling.law.lines[1]
+    assert state.snapshot()["bets"] == [{"player": "Bob", "on": "Bob", "amount": 2},
+                                        {"player": "Bob", "on": "Bob/2", "amount": 3},
+                                        {"player": "Bob", "on": "Bob/3", "amount": 1}]
+    act(state, card("Bob/2", "9C"), card("Bob/3", "10H"))
+    refused(state, stand("Bob/3"), "Bob/3 is not the hand in play")
+    act(state, stand("Bob/2"))
+    assert state.snapshot()["turn"] == "Bob/3"
+
+
+def test_an_act_naming_a_hand_not_dealt_is_refused_by_name() -> None:
+    state = dealt(bob="8S 8H")
+    with pytest.raises(IllegalEventError, match="stand: unknown player or hand 'Bob/2'; the "
+                                                "players are Ann, Bob, the hands of this deal "
+                                                "Bob, banker"):
+        state.parse_event(stand("Bob/2"))
