@@ -11,18 +11,19 @@ banker's right) and a bank that passes to the left as soon as the banker loses a
 
 Events (docs/cards/baccara.md): `{"type": "bet", "player": "Cy", "on": "right",
 "amount": 10}` (on right, left, cheval, banco-right or banco-left; at Chemin de Fer right or
-banco) before the deal; `{"type": "card", "to": "right", "card": "9H", "up": false}` (to
-right, left or banker, dealt right, left, banker, twice); `{"type": "offer", "player":
-"Ann"}`, `{"type": "draw", ...}`, `{"type": "stand", ...}`; `{"type": "pass", "player":
-"Ann"}` (Chemin de Fer: the bank passed after a tie); `{"type": "shuffle"}`. The rules,
-the count and the laws are `engine/cards/baccara_rules.py`.
+banco) before the deal; `{"type": "bet", "spectator": "Dora", "on": "right", "amount": 10}`
+a spectator's bet (not banco), paid last when the bank is short; `{"type": "card", "to":
+"right", "card": "9H", "up": false}` (to right, left or banker, dealt right, left, banker,
+twice); `{"type": "offer", "player": "Ann"}`, `{"type": "draw", ...}`, `{"type": "stand",
+...}`; `{"type": "pass", "player": "Ann"}` (Chemin de Fer: the bank passed after a tie);
+`{"type": "shuffle"}`. The rules, the count and the laws are `engine/cards/baccara_rules.py`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from engine.cards.baccara_rules import BACCARA_LAWS, CHEMIN_LAWS, BaccaraRules, point
 from engine.cards.bank import (
@@ -35,11 +36,35 @@ from engine.cards.bank import (
     ShuffleEvent,
     Stake,
     StandEvent,
+    parse_amount,
 )
 from engine.cards.core import FULL_PACK, CardEvent, ShoeCount, codes
 from engine.core import JSON, Awaiting, Event, LawRef, Ruling
+from engine.errors import IllegalEventError
 
 BANKER = "banker"
+#: The spectator `legal_events` offers bets for; a real table names any spectator.
+SAMPLE_SPECTATOR = "Spectator"
+#: The longest name a spectator may be given, as for a player.
+SPECTATOR_NAME = 40
+
+
+@dataclass(frozen=True, slots=True)
+class SpectatorBetEvent(BetEvent):
+    """A bet by a spectator, who holds no seat: "any player or spectator can bet" (lines
+    1440-1441). `player` is the spectator's name; the event's JSON names him `spectator`."""
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "spectator": self.player, "on": self.on,
+                "amount": self.amount}
+
+
+@dataclass(slots=True)
+class SpectatorStake(Stake):
+    """A spectator's money down; the bets list marks it `"spectator": true`."""
+
+    def to_json(self) -> JSON:
+        return {"player": self.player, "on": self.on, "amount": self.amount, "spectator": True}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +99,8 @@ class BaccaraState(BankState):
         self.holders = dict.fromkeys(self.rules.sides, 0)
         self.banco_run: tuple[str, int] | None = None
         self.may_pass = False
+        #: Each spectator's net winnings: they are on no seat of the sheet.
+        self.spectators: dict[str, int] = {}
         self.new_coup()
 
     def new_coup(self) -> None:
@@ -109,6 +136,28 @@ class BaccaraState(BankState):
 
     def spots(self) -> Sequence[str]:
         return self.rules.bet_names
+
+    def spectator_spots(self) -> list[str]:
+        """What a spectator may bet on: any side or a cheval, but not banco, which only a
+        player may propose (line 1517)."""
+        return [on for on in self.rules.bet_names if not on.startswith("banco")]
+
+    def parse_bet(self, data: Mapping[str, Any]) -> Event:
+        """A player's bet, or a spectator's where the bet names a `spectator`."""
+        if "spectator" not in data:
+            return super().parse_bet(data)
+        if "player" in data:
+            raise IllegalEventError("bet: a bet names its player or its spectator, not both")
+        name = data["spectator"]
+        if not isinstance(name, str) or not name.strip() or len(name) > SPECTATOR_NAME:
+            raise IllegalEventError(f"bet: a spectator is named by 1-{SPECTATOR_NAME} "
+                                    f"characters, got {name!r}")
+        on = data.get("on")
+        spots = self.spectator_spots()
+        if on not in spots:
+            raise IllegalEventError(f"bet: a spectator bets on {', '.join(spots)} (only a "
+                                    f"player may propose banco); not on {on!r}")
+        return SpectatorBetEvent(name, str(on), parse_amount(data))
 
     def card_hands(self) -> Sequence[str]:
         return (*self.rules.sides, BANKER)
@@ -191,6 +240,8 @@ class BaccaraState(BankState):
     def verify_bet(self, event: BetEvent) -> None:
         if self.phase != "bets" or self.on_table():
             raise self.refuse(event, "bets are made before the deal")
+        if isinstance(event, SpectatorBetEvent) and event.player in self.players:
+            raise self.refuse(event, f"{event.player} is seated; his bet names him as player")
         if event.player == self.banker:
             raise self.refuse(event, "the banker takes the bets, he does not place them")
         side = event.on.removeprefix("banco-") if event.on != "banco" else "right"
@@ -244,13 +295,16 @@ class BaccaraState(BankState):
                                   f"({sum(s.amount for s in self.stakes)}) are withdrawn.",
                                   self.laws.banco))
             self.stakes = []
-        self.stakes.append(Stake(event.player, event.on, event.amount))
+        spectator = isinstance(event, SpectatorBetEvent)
+        kind = SpectatorStake if spectator else Stake
+        self.stakes.append(kind(event.player, event.on, event.amount))
         where = {"cheval": "a cheval, on both sides", "banco": "banco, against the whole bank"}
         what = where.get(event.on) or (f"banco on the {event.on[6:]}, against the whole bank"
                                        if event.on.startswith("banco") else
                                        f"that the {event.on} beats the banker")
+        who = f"{event.player}, a spectator," if spectator else event.player
         rulings.append(Ruling("bet", event.player, event.amount,
-                              f"{event.player} bets {event.amount} {what}.", law))
+                              f"{who} bets {event.amount} {what}.", law))
         return rulings
 
     def naturals(self) -> list[Ruling]:
@@ -354,7 +408,8 @@ class BaccaraState(BankState):
         return verdict * stake.amount
 
     def pay_order(self) -> list[str]:
-        """Who is paid first when the bank is short: the hands, then the players beyond."""
+        """Who is paid first when the bank is short: the hands, then the players beyond
+        (the spectators come after them all, lines 1511-1515)."""
         rings = []
         for side in self.live:
             seats = self.seats(side)
@@ -363,15 +418,30 @@ class BaccaraState(BankState):
         return [ring[i] for i in range(max(map(len, rings), default=0))
                 for ring in rings if i < len(ring)]
 
+    def settle_order(self) -> list[Stake]:
+        """The stakes in the order the bank settles them: the players' as `pay_order`, then
+        the spectators' in the order they were placed, "and the spectators last, as far as
+        the money will go" (lines 1511-1515)."""
+        order = self.pay_order()
+        return sorted(self.stakes, key=lambda stake: (
+            (1, 0) if isinstance(stake, SpectatorStake) else (0, order.index(stake.player))))
+
+    def credit(self, stake: Stake, gain: int) -> None:
+        """Move `gain` from the banker to the stake's bettor (negative: to the banker)."""
+        if isinstance(stake, SpectatorStake):
+            self.spectators[stake.player] = self.spectators.get(stake.player, 0) + gain
+            self.net[self.banker] -= gain
+        else:
+            self.pay(stake.player, gain)
+
     def settle(self) -> list[Ruling]:
         laws = self.laws
         rulings = []
-        order = self.pay_order()
-        stakes = sorted(self.stakes, key=lambda stake: order.index(stake.player))
+        stakes = self.settle_order()
         for stake in stakes:
             gain = self.gain(stake)
             if gain < 0:
-                self.pay(stake.player, gain)
+                self.credit(stake, gain)
                 self.capital -= gain
                 rulings.append(Ruling("bet-lost", stake.player, gain,
                                       f"{self.banker} takes {stake.player}'s {stake.amount} "
@@ -386,14 +456,15 @@ class BaccaraState(BankState):
                 continue
             paid = min(gain, self.capital)
             self.capital -= paid
-            self.pay(stake.player, paid)
+            self.credit(stake, paid)
             if paid == gain:
                 rulings.append(Ruling("bet-won", stake.player, paid,
                                       f"{self.banker} pays {stake.player}'s {stake.amount} on "
                                       f"{stake.on}, {paid}.", self.bet_law(stake)))
             else:
+                last = ", a spectator, paid last," if isinstance(stake, SpectatorStake) else ""
                 rulings.append(Ruling("bank-short", stake.player, paid,
-                                      f"The bank is short: {stake.player} wins {gain} on "
+                                      f"The bank is short: {stake.player}{last} wins {gain} on "
                                       f"{stake.on} but is paid only {paid}.", laws.short))
         banco = next((s for s in self.stakes if s.on.startswith("banco")), None)
         if banco is None:
@@ -461,6 +532,8 @@ class BaccaraState(BankState):
                 for on in self.rules.bet_names:
                     amounts = (self.capital,) if on.startswith("banco") else SAMPLE_STAKES
                     events.extend(BetEvent(name, on, amount) for amount in amounts)
+            events.extend(SpectatorBetEvent(SAMPLE_SPECTATOR, on, amount)
+                          for on in self.spectator_spots() for amount in SAMPLE_STAKES)
             if self.may_pass:
                 events.append(PassEvent(self.banker))
         actor = self.actor()
@@ -487,7 +560,7 @@ class BaccaraState(BankState):
         return {"deals": self.coups, "bank": self.capital,
                 "points": {hand: self.points(hand) for hand in self.cards},
                 "holders": {side: self.holder(side) for side in self.live},
-                "to_act": self.actor()}
+                "to_act": self.actor(), "spectators": dict(self.spectators)}
 
 
 GAMES = (

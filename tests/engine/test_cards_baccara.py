@@ -9,7 +9,7 @@ import pytest
 
 from engine.cards.baccara_rules import point
 from engine.cards.core import parse_card
-from engine.core import State
+from engine.core import Ruling, State
 from engine.errors import BadOptionError, IllegalEventError
 from engine.registry import get_game
 
@@ -147,3 +147,61 @@ def test_bad_options_are_named(options: dict[str, Any], message: str) -> None:
 def test_baccara_seats_eleven_at_most() -> None:
     with pytest.raises(IllegalEventError, match="at most 11 players"):
         get_game("baccara").new_state([f"P{n}" for n in range(12)])
+
+
+SHORT_BANK_NATURAL = cards([("right", "5H"), ("left", "2D"), ("banker", "4H"),
+                            ("right", "3C"), ("left", "2S"), ("banker", "2H")])
+
+
+def spectator_bet(name: str, on: str, amount: int) -> dict[str, Any]:
+    return {"type": "bet", "spectator": name, "on": on, "amount": amount}
+
+
+def test_a_spectator_bets_and_a_short_bank_pays_him_after_the_players() -> None:
+    """Lines 1440-1441: "any player or spectator can bet"; 1511-1515: a short bank pays the
+    hands, then the players beyond, "and the spectators last"."""
+    state = table("baccara", ["Ann", "Bob", "Cy", "Dan"], [], bank=20)
+    bet = spectator_bet("Dora", "right", 10)
+    assert state.parse_event(bet).to_json() == bet
+    (ruling,) = state.apply(state.parse_event(bet)).rulings
+    assert (ruling.kind, ruling.who, ruling.amount) == ("bet", "Dora", 10)
+    assert ruling.law.lines == (1440, 1449)
+    state.apply(state.parse_event({"type": "bet", "player": "Dan", "on": "right",
+                                   "amount": 15}))
+    assert state.snapshot()["bets"] == [
+        {"player": "Dora", "on": "right", "amount": 10, "spectator": True},
+        {"player": "Dan", "on": "right", "amount": 15}]
+    rulings: list[Ruling] = []
+    for data in [*SHORT_BANK_NATURAL, {"type": "stand", "player": "Ann"}]:
+        rulings.extend(state.apply(state.parse_event(data)).rulings)
+    paid = [(r.kind, r.who, r.amount, r.law.lines) for r in rulings
+            if r.kind in ("bet-won", "bank-short")]
+    assert paid == [("bet-won", "Dan", 15, (1486, 1499)),
+                    ("bank-short", "Dora", 5, (1511, 1515))]
+    snapshot = state.snapshot()
+    assert snapshot["spectators"] == {"Dora": 5}
+    assert [s["player"] for s in snapshot["sheet"]] == ["Ann", "Bob", "Cy", "Dan"]
+    assert snapshot["sheet"][0]["total"] == -20
+
+
+def test_a_spectators_losing_bet_goes_to_the_banker() -> None:
+    state = table("chemin-de-fer", ["Ann", "Bob"], [spectator_bet("Dora", "right", 7)])
+    for data in cards([("right", "2S"), ("banker", "9H"), ("right", "3S"), ("banker", "KC")]):
+        state.apply(state.parse_event(data))
+    snapshot = state.snapshot()
+    assert snapshot["spectators"] == {"Dora": -7}
+    assert snapshot["sheet"] == [{"player": "Ann", "total": 7}, {"player": "Bob", "total": 0}]
+
+
+@pytest.mark.parametrize("data, message", [
+    (spectator_bet("Dora", "banco-right", 1000),
+     r"a spectator bets on right, left, cheval \(only a player may propose banco\)"),
+    (spectator_bet("Cy", "right", 5), "bet by Cy: Cy is seated; his bet names him as player"),
+    ({**spectator_bet("Dora", "right", 5), "player": "Cy"},
+     "names its player or its spectator, not both"),
+    (spectator_bet("", "right", 5), "a spectator is named by 1-40 characters, got ''"),
+    (spectator_bet("Dora", "right", 0), "amount must be a whole number 1-1,000,000, got 0"),
+])
+def test_a_spectators_bet_that_cannot_be_is_refused_by_name(data: dict[str, Any],
+                                                            message: str) -> None:
+    refused(table("baccara", ["Ann", "Bob", "Cy"], []), data, message)
