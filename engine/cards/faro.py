@@ -20,7 +20,9 @@ Events (docs/cards/faro.md):
 - `{"type": "bet", "player": "Bob", "on": "K", "amount": 10}`: to win on the king;
   `"copper": true` to lose; `"on": "4-5-9-10"` for several cards of one spot;
   `"on": "call", "order": ["9", "Q"]` calls the last turn (9 loses, Q wins);
-- `{"type": "withdraw", "player": "Bob", "on": "K"}`: a bet with no action taken back;
+- `{"type": "withdraw", "player": "Bob", "on": "K"}`: his bets on a spot with no action
+  taken back; `"copper": false` (or true) takes back only the flat (or coppered) one, and
+  `"amount": 3` only that much of it (lines 11766-11768);
 - `{"type": "card", "to": "loser", "card": "7H"}`: `to` is soda, loser, winner, hockelty.
 """
 
@@ -202,14 +204,32 @@ class FaroBetEvent(Event):
 
 @dataclass(frozen=True, slots=True)
 class WithdrawEvent(Event):
-    """A player takes back (or moves) his bets on a spot that had no action."""
+    """A player takes back (or changes) a bet on a spot that had no action.
+
+    `copper` names which of his stakes there: False the flat one, True the coppered one,
+    None both; `amount` is how much he takes back of it (None: the whole stake).
+    """
 
     type: ClassVar[str] = "withdraw"
     player: str
     on: str
+    copper: bool | None = None
+    amount: int | None = None
 
     def to_json(self) -> JSON:
-        return {"type": self.type, "player": self.player, "on": self.on}
+        data: JSON = {"type": self.type, "player": self.player, "on": self.on}
+        if self.copper is not None:
+            data["copper"] = self.copper
+        if self.amount is not None:
+            data["amount"] = self.amount
+        return data
+
+    @property
+    def what(self) -> str:
+        """Which of his stakes on the spot it names: "bet" (all), "flat bet", "coppered bet"."""
+        if self.copper is None:
+            return "bet"
+        return f"{'coppered' if self.copper else 'flat'} bet"
 
 
 @dataclass(slots=True)
@@ -293,7 +313,14 @@ class FaroState(BankState):
 
     def parse_other(self, kind: str, data: Mapping[str, Any]) -> Event:
         player = parse_player(data, self.players, "withdraw")
-        return WithdrawEvent(str(player), self._spot(data.get("on"), "withdraw"))
+        on = self._spot(data.get("on"), "withdraw")
+        copper = data.get("copper")
+        if copper is not None and not isinstance(copper, bool):
+            raise IllegalEventError(f"withdraw: copper must be true or false, not {copper!r}")
+        if copper and on == "call":
+            raise IllegalEventError("withdraw: a call of the turn is not coppered")
+        amount = None if data.get("amount") is None else parse_amount(data, "withdraw")
+        return WithdrawEvent(str(player), on, copper, amount)
 
     def parse_bet(self, data: Mapping[str, Any]) -> Event:
         player = parse_player(data, self.players, "bet")
@@ -345,8 +372,7 @@ class FaroState(BankState):
             raise IllegalEventError(f"{event.type} by {event.player}: the turn is being made "
                                     f"({self.where()}); bets wait for the next turn")
         if isinstance(event, WithdrawEvent):
-            if not any(s.player == event.player and s.on == event.on for s in self.stakes):
-                raise IllegalEventError(f"withdraw: {event.player} has no bet on {event.on}")
+            self._verify_withdraw(event)
             return
         if event.order is not None:
             self._verify_call(event.order)
@@ -355,6 +381,28 @@ class FaroState(BankState):
         if not any(left[rank] for rank in SPOT_NAMES[event.on]):
             raise IllegalEventError(f"bet on {event.on}: every card of it is out of the box "
                                     "(a dead card); it can have no action")
+
+    def _withdrawn(self, event: WithdrawEvent) -> list[FaroStake]:
+        """The stakes a withdrawal names, in the order they were placed."""
+        return [s for s in self.stakes if s.player == event.player and s.on == event.on
+                and event.copper in (None, s.copper)]
+
+    def _verify_withdraw(self, event: WithdrawEvent) -> None:
+        """A bet is taken back only as far as it is staked, and a part of one only from a
+        stake named, flat or coppered, where the player has both on the spot."""
+        named = self._withdrawn(event)
+        if not named:
+            raise IllegalEventError(f"withdraw: {event.player} has no {event.what} on "
+                                    f"{event.on}")
+        if event.amount is None:
+            return
+        if len({s.copper for s in named}) > 1:
+            raise IllegalEventError(f"withdraw: {event.player} has a flat and a coppered bet "
+                                    f"on {event.on}; name which (copper true or false)")
+        staked = sum(s.amount for s in named)
+        if event.amount > staked:
+            raise IllegalEventError(f"withdraw: {event.player}'s {event.what} on {event.on} is "
+                                    f"{staked}; he cannot take back {event.amount}")
 
     def _verify_call(self, order: tuple[str, str]) -> None:
         if not self.last_turn():
@@ -372,18 +420,30 @@ class FaroState(BankState):
 
     def play(self, event: Event) -> list[Ruling]:
         if isinstance(event, WithdrawEvent):
-            taken = [s for s in self.stakes if s.player == event.player and s.on == event.on]
-            self.stakes = [s for s in self.stakes if s not in taken]
-            total = sum(s.amount for s in taken)
-            return [Ruling("withdraw", event.player, total, f"{event.player} takes back {total} "
-                           f"from {event.on}: no action on it, so he may.",
-                           self.rules.law("bets"))]
+            return [self._withdraw(event)]
         if isinstance(event, FaroBetEvent):
             stake = FaroStake(event.player, event.on, event.amount, event.copper, event.order)
             self.stakes.append(stake)
             return [self._bet_ruling(stake)]
         assert isinstance(event, CardEvent)
         return self._card(event)
+
+    def _withdraw(self, event: WithdrawEvent) -> Ruling:
+        """Take back the stake named, or part of it from the stakes placed last."""
+        named = self._withdrawn(event)
+        staked = sum(s.amount for s in named)
+        total = staked if event.amount is None else event.amount
+        owed = total
+        for stake in reversed(named):
+            taken = min(owed, stake.amount)
+            stake.amount -= taken
+            owed -= taken
+        self.stakes = [s for s in self.stakes if s.amount]
+        left = f"; {staked - total} stays on it" if total < staked else ""
+        return Ruling("withdraw", event.player, total,
+                      f"{event.player} takes back {total} of his {event.what} on {event.on}"
+                      f"{left}: no action on it, so he may change or remove it.",
+                      self.rules.law("bets"))
 
     def _bet_ruling(self, stake: FaroStake) -> Ruling:
         if stake.order is not None:
@@ -552,9 +612,13 @@ class FaroState(BankState):
                 orders = {(a, b) for a in left for b in left if a != b or left[a] > 1}
                 events.extend(FaroBetEvent(player, "call", SAMPLE_STAKES[0], False, order)
                               for order in sorted(orders))
-        for player, on in dict.fromkeys((s.player, s.on) for s in self.stakes):
-            events.append(WithdrawEvent(player, on))
-        return events
+        withdrawals: list[Event] = []
+        for stake in self.stakes:
+            withdrawals.extend((WithdrawEvent(stake.player, stake.on),
+                                WithdrawEvent(stake.player, stake.on, stake.copper),
+                                WithdrawEvent(stake.player, stake.on, stake.copper,
+                                              SAMPLE_STAKES[0])))
+        return events + list(dict.fromkeys(withdrawals))
 
     def awaiting(self) -> tuple[Awaiting, ...]:
         if self.over:

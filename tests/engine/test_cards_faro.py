@@ -199,3 +199,65 @@ def test_the_split_chance_agrees_with_shuffled_packs() -> None:
         first = next(t for t in turns if "K" in t)
         splits += first == ["K", "K"]
     assert abs(Fraction(splits, trials) - Fraction(33, 833)) < Fraction(3, 100)
+
+
+def withdraw(player: str, on: str, **more: Any) -> dict[str, Any]:
+    return {"type": "withdraw", "player": player, "on": on, **more}
+
+
+def test_a_withdrawal_names_the_flat_or_coppered_stake_and_how_much() -> None:
+    """Lines 11755-11765: a bet flat to win, a copper on top to lose; lines 11766-11768: with
+    no action after a turn "the player is at liberty to change his bet, or to remove it
+    altogether"."""
+    state = play([*SODA, bet("Bob", "K", 10), bet("Bob", "K", 5, copper=True)])
+    for data in (withdraw("Bob", "K", copper=True), withdraw("Bob", "K", copper=False,
+                                                             amount=4)):
+        assert state.parse_event(data).to_json() == data
+    (ruling,) = state.apply(state.parse_event(withdraw("Bob", "K", copper=True))).rulings
+    assert (ruling.kind, ruling.who, ruling.amount) == ("withdraw", "Bob", 5)
+    assert ruling.law.lines == (11755, 11770)
+    assert state.snapshot()["bets"] == [
+        {"player": "Bob", "on": "K", "amount": 10, "copper": False}]
+    (ruling,) = state.apply(state.parse_event(withdraw("Bob", "K", copper=False,
+                                                       amount=4))).rulings
+    assert ruling.amount == 4 and "6 stays on it" in ruling.text
+    assert state.snapshot()["bets"] == [
+        {"player": "Bob", "on": "K", "amount": 6, "copper": False}]
+    # The 6 left is what the king's turn decides: it wins, even money.
+    op = state.apply(state.parse_event(card("loser", "3H")))
+    op = state.apply(state.parse_event(card("winner", "KD")))
+    assert [(r.kind, r.amount) for r in op.rulings if r.who == "Bob"] == [("bet-won", 6)]
+
+
+def test_a_withdrawal_without_a_stake_named_takes_both_back() -> None:
+    state = play([*SODA, bet("Bob", "K", 10), bet("Bob", "K", 5, copper=True)])
+    (ruling,) = state.apply(state.parse_event(withdraw("Bob", "K"))).rulings
+    assert ruling.amount == 15
+    assert state.snapshot()["bets"] == []
+
+
+def test_part_of_two_bets_on_a_spot_comes_off_the_last_placed() -> None:
+    state = play([*SODA, bet("Bob", "5-8", 5), bet("Bob", "5-8", 3),
+                  withdraw("Bob", "5-8", copper=False, amount=4)])
+    assert state.snapshot()["bets"] == [
+        {"player": "Bob", "on": "5-8", "amount": 4, "copper": False}]
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (withdraw("Bob", "K", copper=False, amount=11),
+     "withdraw: Bob's flat bet on K is 10; he cannot take back 11"),
+    (withdraw("Bob", "K", amount=1),
+     r"Bob has a flat and a coppered bet on K; name which \(copper true or false\)"),
+    (withdraw("Bob", "Q", copper=True), "withdraw: Bob has no coppered bet on Q"),
+    (withdraw("Bob", "K", copper="yes"), "withdraw: copper must be true or false, not 'yes'"),
+    (withdraw("Bob", "K", copper=False, amount=0),
+     "withdraw: amount must be a whole number 1-1,000,000, got 0"),
+])
+def test_a_withdrawal_that_cannot_be_is_refused_by_name(data: dict[str, Any],
+                                                        message: str) -> None:
+    state = play([*SODA, bet("Bob", "K", 10), bet("Bob", "K", 5, copper=True),
+                  bet("Bob", "Q", 2)])
+    before = state.snapshot()
+    with pytest.raises(IllegalEventError, match=message):
+        state.apply(state.parse_event(data))
+    assert state.snapshot() == before
