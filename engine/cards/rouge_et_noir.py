@@ -10,7 +10,8 @@ saves it.
 Events: `{"type": "bet", "player": "Bob", "on": "rouge", "amount": 10}` (on rouge, noir,
 couleur or inverse) before the coup's first card; `{"type": "card", "to": "noir", "card":
 "10S"}`; `{"type": "prison", "player": "Bob"}` after a refait, before the next coup's first
-card; `{"type": "shuffle"}` between coups.
+card (`"on": "rouge"` puts only his stake on rouge in prison); `{"type": "shuffle"}` between
+coups.
 
 >>> from engine.cards.core import parse_card
 >>> row_total([parse_card(c) for c in ("10S", "KC", "5H", "7D")])
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from engine.cards.bank import (
     MAX_DEALS,
@@ -35,7 +36,8 @@ from engine.cards.bank import (
 )
 from engine.cards.core import COURT, FULL_PACK, Card, CardEvent, ShoeCount, codes
 from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
-from engine.rules import HouseRules, Option, either, whole
+from engine.errors import IllegalEventError
+from engine.rules import HouseRules, Option, either, parse_player, whole
 
 ROWS = ("noir", "rouge")
 COLOUR = {"noir": "black", "rouge": "red"}
@@ -66,9 +68,24 @@ def row_total(cards: Sequence[Card]) -> int:
 
 @dataclass(frozen=True, slots=True)
 class PrisonEvent(ActEvent):
-    """After a refait, the player pushes his stakes into prison instead of losing half."""
+    """After a refait, the player pushes a stake into prison instead of losing half.
+
+    `on` names the stake (his money on rouge, noir, couleur or inverse); None, all of his
+    stakes the refait caught.
+    """
 
     type: ClassVar[str] = "prison"
+    on: str | None = None
+
+    def to_json(self) -> JSON:
+        data: JSON = {"type": self.type, "player": self.player}
+        if self.on is not None:
+            data["on"] = self.on
+        return data
+
+    def takes(self, stake: Stake) -> bool:
+        """Whether this push takes `stake` into prison."""
+        return stake.player == self.player and self.on in (None, stake.on)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +108,7 @@ class RougeEtNoirState(BankState):
     """A session of Rouge et Noir: stakes, two rows, refaits and the prison."""
 
     rules: RougeEtNoirRules
-    ACTS: ClassVar[Mapping[str, type[ActEvent]]] = {"prison": PrisonEvent}
+    OTHERS = ("prison",)
     SHUFFLES = True
 
     def new_shoe(self) -> ShoeCount:
@@ -112,6 +129,14 @@ class RougeEtNoirState(BankState):
 
     def card_hands(self) -> Sequence[str]:
         return ROWS
+
+    def parse_other(self, kind: str, data: Mapping[str, Any]) -> Event:
+        """A push into prison, of the stake `on` names or of all the player's."""
+        player = str(parse_player(data, self.players, kind))
+        on = data.get("on")
+        if on is not None and on not in BETS:
+            raise IllegalEventError(f"prison: a stake is on {', '.join(BETS)}; not on {on!r}")
+        return PrisonEvent(player, on)
 
     def total(self, row: str) -> int:
         return row_total([dealt.card for dealt in self.rows[row]])
@@ -148,8 +173,9 @@ class RougeEtNoirState(BankState):
                 raise self.refuse(event, "the shoe is shuffled between coups")
             return
         if isinstance(event, PrisonEvent):
-            if not any(stake.player == event.player for stake in self.refait):
-                raise self.refuse(event, f"{event.player} has no stake caught by a refait")
+            if not any(event.takes(stake) for stake in self.refait):
+                on = "" if event.on is None else f" on {event.on}"
+                raise self.refuse(event, f"{event.player} has no stake{on} caught by a refait")
             return
         if not isinstance(event, BetEvent):
             raise self.refuse(event, "Rouge et Noir takes bets, cards, prison and shuffle")
@@ -162,12 +188,13 @@ class RougeEtNoirState(BankState):
         if isinstance(event, ShuffleEvent):
             return [Ruling("shuffle", None, None, "The dealer shuffles the six packs.", DEAL)]
         if isinstance(event, PrisonEvent):
-            mine = [stake for stake in self.refait if stake.player == event.player]
-            self.refait = [stake for stake in self.refait if stake.player != event.player]
+            mine = [stake for stake in self.refait if event.takes(stake)]
+            self.refait = [stake for stake in self.refait if not event.takes(stake)]
             self.prison.extend(mine)
             staked = sum(stake.amount for stake in mine)
+            on = "" if event.on is None else f" on {event.on}"
             return [Ruling("prison", event.player, staked,
-                           f"{event.player} pushes his {staked} into prison: the next coup "
+                           f"{event.player} pushes his {staked}{on} into prison: the next coup "
                            "decides whether he saves it.", REFAIT)]
         if isinstance(event, BetEvent):
             self.stakes.append(Stake(event.player, event.on, event.amount))
@@ -265,8 +292,9 @@ class RougeEtNoirState(BankState):
             events.append(ShuffleEvent())
             events.extend(BetEvent(player, on, amount) for player in self.players[1:]
                           for on in BETS for amount in SAMPLE_STAKES)
-            waiting = dict.fromkeys(stake.player for stake in self.refait)
-            events.extend(PrisonEvent(name) for name in waiting)
+            pushes = [push for stake in self.refait
+                      for push in (PrisonEvent(stake.player), PrisonEvent(stake.player, stake.on))]
+            events.extend(dict.fromkeys(pushes))
         elif not self.shoe.left:
             events.append(ShuffleEvent())
         return events

@@ -79,3 +79,37 @@ def test_an_odd_stake_halved_at_a_refait_then_the_banker_keeps_the_half() -> Non
 def test_bad_options_are_named(options: dict[str, Any], message: str) -> None:
     with pytest.raises(BadOptionError, match=message):
         get_game("rouge-et-noir").new_state(["Ann"], options)
+
+
+REFAIT_ROWS = [*row("noir", "10S", "10H", "10D", "AS"), *row("rouge", "KH", "KD", "KC", "AH")]
+
+
+def test_prison_takes_the_one_stake_it_names() -> None:
+    """Lines 16308-16312: at a refait "the bank takes half of all the money on the table, or
+    players may push it into a 'little prison', and if the same color they bet upon comes
+    next time, they save their stake": Bob pushes his rouge stake and lets the bank halve
+    his couleur stake."""
+    state = table([{"type": "bet", "player": "Bob", "on": "rouge", "amount": 10},
+                   {"type": "bet", "player": "Bob", "on": "couleur", "amount": 6},
+                   *REFAIT_ROWS])
+    push = {"type": "prison", "player": "Bob", "on": "rouge"}
+    assert state.parse_event(push).to_json() == push
+    (ruling,) = state.apply(state.parse_event(push)).rulings
+    assert (ruling.kind, ruling.who, ruling.amount) == ("prison", "Bob", 10)
+    assert ruling.law.lines == (16308, 16312)
+    snapshot = state.snapshot()
+    assert snapshot["prison"] == [{"player": "Bob", "on": "rouge", "amount": 10}]
+    assert snapshot["refait"] == [{"player": "Bob", "on": "couleur", "amount": 6}]
+    # Red wins the next coup: the rouge stake is saved; the bank kept half the couleur, 3.
+    for data in [*row("noir", "10C", "10S", "10H", "5S"), *row("rouge", "10D", "KS", "KH", "AD")]:
+        state.apply(state.parse_event(data))
+    sheet = {s["player"]: s["total"] for s in state.snapshot()["sheet"]}
+    assert sheet == {"Ann": 3, "Bob": -3, "Cy": 0}
+
+
+def test_prison_names_a_stake_the_refait_caught() -> None:
+    state = table([{"type": "bet", "player": "Bob", "on": "rouge", "amount": 10}, *REFAIT_ROWS])
+    refused(state, {"type": "prison", "player": "Bob", "on": "noir"},
+            "prison by Bob: Bob has no stake on noir caught by a refait")
+    refused(state, {"type": "prison", "player": "Bob", "on": "red"},
+            "prison: a stake is on rouge, noir, couleur, inverse; not on 'red'")
