@@ -8,7 +8,12 @@ dice recogniser, and records what each settled throw showed:
 - a die cocked or off the table: a `note` `{"what": "rethrow", "reason", "law", "text"}`:
   no throw, the caster throws again (backgammon laws 5-6); the engine never sees it;
 - a die read unsurely, or the wrong number of dice: a `flag` with the faces read (None
-  where unsure): the table pauses until the operator confirms the faces.
+  where unsure): the table pauses until the operator confirms the faces. Beside the
+  reading (never inside it: the reading is the event the operator confirms) the flag
+  keeps `crops`, the camera's picture of each die read, in the reading's order (a small
+  JPEG, base64), and `game_dice`, how many dice the game throws (None if it does not say),
+  so the operator's form shows what the camera saw beside each face, and the croupier can
+  drop a die the camera imagined or add one it missed.
 
 Each entry keeps what the camera saw (`vision`: boxes, confidences, states). On the
 simulated table (`camera.source = "sim"`) seated players bet from the game's legal bets
@@ -19,8 +24,10 @@ croupier confirms the faces the camera was unsure of, as he sees them.
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -32,9 +39,9 @@ from controller.table import Table
 from engine.core import JSON
 from engine.dice.core import RETHROW_REASONS
 from vision.camera import Camera, CameraEnded, CameraUnavailable, FolderCamera, open_camera
-from vision.core import BadFrameError, VisionError
+from vision.core import BadFrameError, Box, Frame, VisionError
 from vision.scenes.dice import Scene, render_throw
-from vision.settle import ThrowRead, ThrowWatcher
+from vision.settle import DieRead, ThrowRead, ThrowWatcher
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +52,12 @@ NEW_GAME_PAUSE = 3.0
 SIM_BET = 0.3
 #: The simulated table: chance that a die comes to rest cocked.
 SIM_COCKED = 0.02
+#: A die's picture for the operator: its box widened by this share of its size on each
+#: side (a die read off its centre still shows whole), at most CROP_SIDE pixels a side,
+#: kept as a JPEG of this quality: about 2-4 KB of base64 a die.
+CROP_MARGIN = 0.25
+CROP_SIDE = 96
+CROP_QUALITY = 80
 
 
 class DiceRunner(Runner):
@@ -119,6 +132,9 @@ class DiceRunner(Runner):
                 self._call(self.table.device("camera", "unavailable", str(error)))
                 self.stop.wait(REOPEN_EVERY)
                 return
+            except BadFrameError as error:  # a frame file gone or corrupt: the next may do
+                log.warning("skipped a frame: %s", error)
+                continue
             try:
                 watcher.dice = self._dice_wanted()
                 read = watcher.feed(time, frame)
@@ -126,14 +142,16 @@ class DiceRunner(Runner):
                 log.warning("skipped a frame: %s", error)
                 continue
             if read is not None:
-                self._call(self.record(read))
+                crops = die_crops(frame, read.dice) if read.verdict == "confirm" else []
+                self._call(self.record(read, crops))
             if interval:
                 self.stop.wait(interval)
 
     # -- what a read becomes ---------------------------------------------------------------
 
-    async def record(self, read: ThrowRead) -> None:
-        """Log what one settled throw showed (see the module docstring)."""
+    async def record(self, read: ThrowRead, crops: Sequence[str] = ()) -> None:
+        """Log what one settled throw showed (see the module docstring); `crops`: the
+        camera's picture of each die, kept beside a reading the operator must confirm."""
         seen = {"vision": read.to_json()}
         if read.verdict == "throw":
             event = {"type": "throw", "dice": [d.value for d in read.dice]}
@@ -148,7 +166,8 @@ class DiceRunner(Runner):
         else:
             await self.table.record("flag", "camera", {
                 "reading": {"type": "throw", "dice": [d.value for d in read.dice]},
-                "why": read.reason, **seen})
+                "why": read.reason, "game_dice": self._dice_wanted(), "crops": list(crops),
+                **seen})
 
     def _dice_wanted(self) -> int | None:
         """How many dice the game throws next, from its legal events; None if it says not."""
@@ -213,3 +232,26 @@ class DiceRunner(Runner):
             cv2.imwrite(str(self.sim_folder / f"frame_{number:03d}.png"), scene.image)
         self.truth = scenes[-1]
         return self.sim_folder
+
+
+def die_crops(frame: Frame, dice: Sequence[DieRead]) -> list[str]:
+    """Each die's picture from `frame`, in order: a small JPEG, base64 ("" where its box
+    lies outside the frame), for the operator to see beside the face he confirms."""
+    return [_crop_jpeg(frame, die.box) for die in dice]
+
+
+def _crop_jpeg(frame: Frame, box: Box) -> str:
+    x, y, w, h = box
+    margin = CROP_MARGIN * max(w, h)
+    height, width = frame.shape[:2]
+    left, top = max(0, round(x - margin)), max(0, round(y - margin))
+    right, bottom = min(width, round(x + w + margin)), min(height, round(y + h + margin))
+    if right <= left or bottom <= top:
+        return ""
+    crop = frame[top:bottom, left:right]
+    scale = CROP_SIDE / max(crop.shape[:2])
+    if scale < 1:
+        size = (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale)))
+        crop = np.asarray(cv2.resize(crop, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
+    ok, data = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, CROP_QUALITY])
+    return base64.b64encode(data.tobytes()).decode("ascii") if ok else ""

@@ -1,7 +1,9 @@
 // The dice table's part of the live page: the last throw drawn as faces, the caster and
 // his point, the bets standing, each player's winnings, the fairness audit, and the
-// operator's form to confirm faces the camera could not read surely. table.js calls it
-// with its DOM helpers (`h`), so there is one way to build nodes on the page.
+// operator's form to confirm faces the camera could not read surely (each die's picture
+// beside its face, a die removed or added until there are as many as the game throws).
+// table.js calls it with its DOM helpers (`h`), so there is one way to build nodes on the
+// page.
 "use strict";
 
 window.hoyleDice = (() => {
@@ -112,28 +114,117 @@ window.hoyleDice = (() => {
     panel.hidden = rows.length === 0;
   }
 
-  // The operator's form for a throw the camera could not read surely.
+  // The flag's own log entry: the camera's picture of each die (`crops`, base64 JPEGs in
+  // the reading's order) and how many dice the game throws (`game_dice`); null if it
+  // cannot be had (an older flag keeps neither, and the form works without them).
+  async function flagEntry(h, flag) {
+    const seq = Number(flag.seq);
+    if (!Number.isInteger(seq) || seq < 1) return null;
+    try {
+      const response = await fetch(`/api/history?after=${seq - 1}&limit=1`);
+      if (!response.ok) return null;
+      const [entry] = h.list(await response.json());
+      return h.isObject(entry) && entry.seq === seq && h.isObject(entry.body) ? entry.body
+        : null;
+    } catch (err) {
+      console.warn("the flagged throw's pictures could not be fetched", err);
+      return null;
+    }
+  }
+
+  function cropImage(h, crop, label) {
+    const image = h.el("img", { class: "die-crop", alt: label,
+      src: `data:image/jpeg;base64,${crop}` });
+    Object.assign(image.style, { width: "4rem", height: "4rem", objectFit: "contain",
+      borderRadius: "var(--radius)", background: "#000" });
+    return image;
+  }
+
+  // The operator's form for a throw the camera could not read surely: a row per die the
+  // camera saw, its picture beside its face, a die it imagined removed and one it missed
+  // added, until the dice are as many as the game throws.
   function flagForm(h, flag, path) {
     const reading = h.isObject(flag.reading) ? flag.reading : {};
-    const read = h.list(reading.dice);
-    const inputs = read.map((value, i) => h.el("input", { type: "number", min: 1, max: 6,
-      step: 1, required: true, value: Number.isInteger(value) ? String(value) : "",
-      "aria-label": `Die ${i + 1}` }));
+    const rows = [];
+    const list = h.el("div", { class: "dice-rows" });
+    Object.assign(list.style, { display: "grid", gap: "0.5rem" });
+    const count = h.el("p", { class: "hint" });
+    let wanted = null;
+    const say = () => {
+      const seen = `The camera saw ${h.list(reading.dice).length}; the table has ${rows.length}.`;
+      count.textContent = wanted === null ? seen : `The game throws ${wanted} `
+        + `${wanted === 1 ? "die" : "dice"}. ${seen}`;
+    };
+    const relabel = () => {
+      rows.forEach((row, i) => {
+        const name = `Die ${i + 1}`;
+        row.name.textContent = name;
+        row.input.setAttribute("aria-label", name);
+        row.remove.setAttribute("aria-label", `Remove die ${i + 1}`);
+        if (row.image) row.image.alt = `${name} as the camera saw it`;
+      });
+      say();
+    };
+    const addRow = (value, seen) => {
+      const input = h.el("input", { type: "number", min: 1, max: 6, step: 1, required: true,
+        value: Number.isInteger(value) ? String(value) : "" });
+      const remove = h.el("button", { type: "button", class: "secondary", text: "Remove" });
+      const name = h.el("span");
+      const row = { seen, input, remove, name, image: null,
+        node: h.el("div", { class: "die-row" }, h.el("label", { class: "field" }, name, input),
+          remove) };
+      Object.assign(row.node.style, { display: "flex", alignItems: "end", gap: "0.75rem",
+        flexWrap: "wrap" });
+      remove.addEventListener("click", () => {
+        rows.splice(rows.indexOf(row), 1);
+        row.node.remove();
+        relabel();
+      });
+      rows.push(row);
+      list.append(row.node);
+      relabel();
+      return row;
+    };
+    h.list(reading.dice).forEach((value, i) => addRow(value, i));
+    const add = h.el("button", { type: "button", class: "secondary", text: "Add a die" });
+    add.addEventListener("click", () => addRow(null, null).input.focus());
     const reason = h.el("input", { type: "text", placeholder: "Why (kept in the log)",
       autocomplete: "off" });
     const confirm = h.el("button", { type: "submit", text: "Confirm these faces" });
     const voidButton = h.el("button", { type: "button", class: "secondary",
       text: "No throw (void)" });
     const form = h.el("form", { class: "flag-form" },
-      h.el("p", { class: "flag-what", text: h.str(flag.what) }),
+      h.el("p", { class: "flag-what", text: h.str(flag.what) }), count,
       h.el("fieldset", { class: "dice-picker" }, h.el("legend", { text: "Faces uppermost" }),
-        inputs.map((input, i) => h.el("label", { class: "field" }, `Die ${i + 1}`, input))),
+        list, h.el("div", { class: "buttons" }, add)),
       h.el("label", { class: "field" }, "Reason", reason),
       h.el("div", { class: "buttons" }, confirm, voidButton));
+    form.querySelector(".dice-picker").style.display = "grid";
+    flagEntry(h, flag).then((body) => {
+      if (!body) return;
+      if (Number.isInteger(body.game_dice)) wanted = body.game_dice;
+      const crops = h.list(body.crops);
+      for (const row of rows) {
+        const crop = row.seen === null ? "" : h.str(crops[row.seen]);
+        if (!/^[A-Za-z0-9+/=]+$/.test(crop)) continue;
+        row.image = cropImage(h, crop, "");
+        row.node.prepend(row.image);
+      }
+      relabel();
+    });
     form.addEventListener("submit", (event) => {
       event.preventDefault();
+      if (!rows.length) {
+        h.say("Add the dice on the table, or void the throw.", false);
+        return;
+      }
+      if (wanted !== null && rows.length !== wanted) {
+        h.say(`The game throws ${wanted} ${wanted === 1 ? "die" : "dice"}: remove a die the `
+          + "camera saw that is not there, or add one it missed, or void the throw.", false);
+        return;
+      }
       h.act(confirm, "POST", path, {
-        dice: inputs.map((input) => Number(input.value)),
+        dice: rows.map((row) => Number(row.input.value)),
         reason: reason.value.trim() || "faces confirmed by the operator",
       }, "Throw confirmed.");
     });

@@ -4,17 +4,23 @@ requests to confirm, and the operator confirms faces on the dashboard."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import base64
+import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
 from controller.config import load_config
-from controller.dice_table import DiceRunner
+from controller.dice_table import CROP_SIDE, DiceRunner, die_crops
 from controller.service import Service, build
 from tests.controller import helpers
 from tests.controller.helpers import OPERATOR, WAIT, wait_for
+from vision.core import Frame
+from vision.scenes.dice import render_scene, render_throw
 from vision.settle import DieRead, ThrowRead
 
 
@@ -51,10 +57,37 @@ def read(verdict: str, *values: int | None, reason: str = "",
     return ThrowRead(1.0, verdict, dice, reason)
 
 
-def record(built: Service, throw: ThrowRead) -> None:
+def record(built: Service, throw: ThrowRead, crops: Sequence[str] = ()) -> None:
     runner = built.runner
     assert isinstance(runner, DiceRunner)
-    asyncio.run_coroutine_threadsafe(runner.record(throw), runner.loop).result(WAIT)  # type: ignore[arg-type]
+    asyncio.run_coroutine_threadsafe(runner.record(throw, crops), runner.loop).result(WAIT)  # type: ignore[arg-type]
+
+
+def throw_into(folder: Path, seed: Sequence[int], count: int, *, torn: bool = False) -> list[int]:
+    """A throw of `count` dice as a camera sees it, rendered into `folder` all at once (made
+    beside it, then moved into place, so a camera never opens it half written); the faces
+    they show, left to right. `torn`: a frame file that is no image comes second."""
+    scenes = render_throw(np.random.default_rng(seed), count=count)
+    making = folder.with_name(f"{folder.name}.making")
+    making.mkdir()
+    for number, scene in enumerate(scenes):
+        cv2.imwrite(str(making / f"frame_{number:03d}.png"), scene.image)
+    if torn:
+        (making / "frame_000_torn.png").write_bytes(b"")
+    making.rename(folder)
+    return [die.value for die in sorted(scenes[-1].dice, key=lambda die: die.box[0])]
+
+
+#: A throw the dice reader reads as three dice, surely (at a game of two: the croupier is
+#: asked how many there really are).
+THREE_DICE = [7, 2]
+
+
+def picture(crop: str) -> Frame:
+    """A die's picture as the flag keeps it (base64 JPEG), decoded."""
+    image = cv2.imdecode(np.frombuffer(base64.b64decode(crop), np.uint8), cv2.IMREAD_COLOR)
+    assert image is not None, "the crop is not a JPEG"
+    return np.asarray(image, dtype=np.uint8)
 
 
 def test_a_camera_that_is_not_there_is_a_device_unavailable(
@@ -110,6 +143,70 @@ def test_an_unsure_die_waits_for_the_operator_to_confirm(
     assert view["flags"] == []
     assert view["game"]["last_throw"] == [6, 5]
     assert [r["kind"] for r in done.json()["rulings"]][:1] == ["nick"]
+
+
+def test_a_die_the_camera_imagined_is_dropped_with_each_dies_picture_kept_beside_the_reading(
+        started: tuple[Service, TestClient]) -> None:
+    built, client = started
+    scene = render_scene(np.random.default_rng(5), count=3)
+    dice = tuple(DieRead(d.value, d.box, 0.99, "flat")
+                 for d in sorted(scene.dice, key=lambda d: d.box[0]))
+    faces = [die.value for die in dice]
+    record(built, ThrowRead(1.0, "confirm", dice, "saw 3 dice; the game throws 2"),
+           die_crops(scene.image, dice))
+    [flag] = client.get("/api/view").json()["flags"]
+    # The reading is the event the croupier confirms: the pictures are beside it.
+    assert flag["reading"] == {"type": "throw", "dice": faces}
+    entry = client.get("/api/history").json()[-1]
+    assert entry["seq"] == flag["seq"]
+    assert entry["body"]["game_dice"] == 2
+    crops = entry["body"]["crops"]
+    assert len(crops) == 3
+    for die, crop in zip(dice, crops, strict=True):
+        image = picture(crop)
+        assert max(image.shape[:2]) <= CROP_SIDE
+        # The picture is of the die: its middle is the colour of the die's middle.
+        x, y, w, h = (round(v) for v in die.box)
+        middle = scene.image[y + h // 2 - 2:y + h // 2 + 3, x + w // 2 - 2:x + w // 2 + 3]
+        cy, cx = image.shape[0] // 2, image.shape[1] // 2
+        seen = image[cy - 2:cy + 3, cx - 2:cx + 3]
+        assert abs(float(seen.mean()) - float(middle.mean())) < 40
+    assert len(json.dumps(entry["body"])) < 16_000, "the flag's log entry has grown too big"
+    done = client.post(f"/api/flags/{flag['seq']}/resolve", headers=OPERATOR,
+                       json={"dice": faces[:2], "reason": "two dice on the table"})
+    assert done.status_code == 200, done.text
+    assert client.get("/api/view").json()["game"]["last_throw"] == faces[:2]
+
+
+def test_the_camera_keeps_its_picture_of_each_die_of_a_throw_it_asks_about(
+        started: tuple[Service, TestClient]) -> None:
+    built, client = started
+    faces = throw_into(Path(built.runner.config.camera.source), THREE_DICE, 3)
+    [flag] = wait_for(lambda: client.get("/api/view").json()["flags"])
+    assert flag["what"] == "saw 3 dice; the game throws 2"
+    assert flag["reading"] == {"type": "throw", "dice": faces}
+    body = next(e for e in client.get("/api/history").json() if e["seq"] == flag["seq"])["body"]
+    assert body["game_dice"] == 2
+    assert [picture(crop).shape[2] for crop in body["crops"]] == [3, 3, 3]
+
+
+def test_a_frame_the_camera_cannot_read_is_skipped_and_the_throw_still_read(
+        started: tuple[Service, TestClient]) -> None:
+    built, client = started
+    throw_into(Path(built.runner.config.camera.source), THREE_DICE, 3, torn=True)
+    [flag] = wait_for(lambda: client.get("/api/view").json()["flags"])
+    assert flag["what"] == "saw 3 dice; the game throws 2"
+
+
+def test_a_die_at_the_frames_edge_is_cropped_to_the_frame_and_one_outside_it_is_left_blank(
+        ) -> None:
+    frame = np.full((120, 160, 3), 90, np.uint8)
+    edge = DieRead(4, (150.0, 100.0, 40.0, 40.0), 0.99, "flat")
+    outside = DieRead(4, (400.0, 400.0, 40.0, 40.0), 0.99, "flat")
+    inside, blank = die_crops(frame, [edge, outside])
+    # A quarter of the die's size around it, from (140, 90) to the frame's edge.
+    assert picture(inside).shape[:2] == (30, 20)
+    assert blank == ""
 
 
 def test_the_operator_places_bets_and_reads_the_audit(
