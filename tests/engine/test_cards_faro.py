@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engine.cards.core import FULL_PACK
-from engine.cards.faro import FARO, SAMPLE_SPOTS, SPOT_NAMES, STUSS, split_chance
+from engine.cards.faro_rules import FARO, SAMPLE_SPOTS, SPOT_NAMES, STUSS, split_chance
 from engine.core import State
 from engine.errors import BadOptionError, IllegalEventError
 from engine.registry import get_game
@@ -229,18 +229,16 @@ def test_a_withdrawal_names_the_flat_or_coppered_stake_and_how_much() -> None:
     assert [(r.kind, r.amount) for r in op.rulings if r.who == "Bob"] == [("bet-won", 6)]
 
 
-def test_a_withdrawal_without_a_stake_named_takes_both_back() -> None:
-    state = play([*SODA, bet("Bob", "K", 10), bet("Bob", "K", 5, copper=True)])
-    (ruling,) = state.apply(state.parse_event(withdraw("Bob", "K"))).rulings
-    assert ruling.amount == 15
-    assert state.snapshot()["bets"] == []
-
-
 def test_part_of_two_bets_on_a_spot_comes_off_the_last_placed() -> None:
     state = play([*SODA, bet("Bob", "5-8", 5), bet("Bob", "5-8", 3),
                   withdraw("Bob", "5-8", copper=False, amount=4)])
     assert state.snapshot()["bets"] == [
         {"player": "Bob", "on": "5-8", "amount": 4, "copper": False}]
+    # A withdrawal naming no stake still takes back every stake on the spot.
+    state.apply(state.parse_event(bet("Bob", "5-8", 2, copper=True)))
+    (ruling,) = state.apply(state.parse_event(withdraw("Bob", "5-8"))).rulings
+    assert ruling.amount == 6
+    assert state.snapshot()["bets"] == []
 
 
 @pytest.mark.parametrize(("data", "message"), [
