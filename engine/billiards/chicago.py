@@ -6,16 +6,15 @@ his stroke's `path`), and a ball pocketed after that counts its number whatever 
 Failing to hit the required ball forfeits three, a scratch (14550-14553); a ball holed by a
 foul stroke goes back to its place. The lowest score pays for refreshments, the second
 lowest for the game (14563-14571). Fifteen-ball pool's rules govern the rest (14573-14574):
-forfeits of three, three in succession losing the game, the end when the leader cannot be
-caught.
+forfeits of three, three in succession losing the game, and the end of the game (rule 3).
 
 Readings where the book is silent (docs/billiards/chicago-pool.md):
 - fifteen-ball's opening rule (two balls to a cushion or one pocketed) is for a pyramid and
   conflicts with Chicago's spread of balls on the rails: the opening stroke is a stroke like
   any other, which must strike the 1-ball first;
 - with more than two players the game ends, as fifteen-ball's rule 3 says, when the balls
-  left cannot bring the lowest player level with the next lowest; the payers are named
-  when the game ends, ties sharing a place;
+  left cannot bring the lowest player level with the next lowest (fifteen-ball's own end,
+  `last_place_settled`); the payers are named when the game ends, ties sharing a place;
 - the positions (the diamond sights, the 8 to 11 on the pyramid spot when the cue ball is
   in hand) are the referee's: the engine knows only which balls are on the table.
 """
@@ -101,17 +100,6 @@ class ChicagoState(FifteenBallState):
                           ruling.text.rstrip(".") + f", after playing on the {required}.",
                           LAW_LOWEST)
         return ruling
-
-    def ended(self) -> list[Ruling]:
-        if self.over or len(self.players) == 2:
-            return super().ended()
-        scores = sorted(self.scores.values())
-        left = self.remaining()
-        if left and scores[0] + left >= scores[1]:
-            return []
-        best = scores[-1]
-        return [self.finish([n for n in self.players if self.scores[n] == best], LAW_END,
-                            "the balls left cannot bring the lowest level with the next")]
 
     def name_payers(self) -> list[Ruling]:
         levels = sorted(set(self.scores.values()))

@@ -4,8 +4,11 @@ Fifteen numbered balls and a white cue ball; the numbers on the balls a player p
 fairly are his score, 120 in all, so 61 wins a two-handed game. The opening stroke must
 drive two object balls to a cushion or pocket one; every later stroke must pocket a ball
 or bring an object ball, or the cue ball after contact, to a cushion. A forfeit is three
-points off the offender's score; three forfeits in succession lose him the game. The game
-ends when the leader cannot be caught by the balls left on the table (rule 3).
+points off the offender's score; three forfeits in succession lose him the game. Rule 3:
+two-handed, the game ends when the leader cannot be caught by the balls left on the table;
+with more players, only when the balls left cannot bring the lowest score level with the
+next lowest (`last_place_settled`, shared with pyramid pool), the places standing as the
+scores then are.
 
 Readings where the book is silent (docs/billiards/fifteen-ball-pool.md):
 - balls pocketed on a stroke that forfeits do not count ("pockets them fairly", line
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.billiards.core import CUE, CUSHION, StrokeEvent, TableFacts, numbered
+from engine.billiards.standings import last_place_settled
 from engine.billiards.table import CueGame, CueState, Stroke
 from engine.core import JSON, LawRef, Ruling, hoyle_law
 from engine.rules import HouseRules, Option, either
@@ -152,18 +156,19 @@ class FifteenBallState(CueState):
                             LAW_OPENING_MATCH)]
 
     def ended(self) -> list[Ruling]:
-        """Rule 3: the game ends when the balls left cannot bring the next best level."""
-        if self.over:
+        """Rule 3 (15157-15171): over when the balls left cannot bring the lowest score level
+        with the next lowest; two-handed that is the leader out of the other's reach. The
+        highest wins; level leaders tie (rule 5: in a match the tie is void)."""
+        if self.over or not last_place_settled(self.scores.values(), self.remaining()):
             return []
-        leader, chaser = sorted(self.scores.values(), reverse=True)[:2]
-        left = self.remaining()
-        if left and chaser + left >= leader:
-            return []
-        winners = [name for name in self.players if self.scores[name] == leader]
+        best = max(self.scores.values())
+        winners = [name for name in self.players if self.scores[name] == best]
         if len(winners) > 1:
-            return [self.finish(winners, LAW_TIE, "the balls are all down and the leaders "
-                                "are level (a match tie is void and played again)")]
-        return [self.finish(winners, LAW_END, "the balls left cannot bring anyone level")]
+            return [self.finish(winners, LAW_TIE, "the game is over with the leaders level "
+                                "(a match tie is void and played again)")]
+        why = ("the balls left cannot bring the other level" if len(self.players) == 2
+               else "the balls left cannot bring the lowest level with the next lowest")
+        return [self.finish(winners, LAW_END, why)]
 
     def closings(self) -> list[StrokeEvent]:
         target = next((ball for ball in self.on_table if ball != CUE), CUE)

@@ -7,7 +7,8 @@ means no ball on that stroke counts: they are spotted and his hand is out, witho
 A forfeit is one ball to the table (rules 1, 3, 6-9); a player with no ball to give owes
 it, and the first ball he scores afterwards goes back on the spot instead (lines
 14391-14393): the debt shows in the snapshot. With more than two players the game ends when
-the balls left cannot bring the lowest player level with the next lowest (rule 5).
+the balls left cannot bring the lowest player level with the next lowest (rule 5), the
+rule fifteen-ball pool states in points (`last_place_settled`).
 
 Continuous pool is pyramid pool scored ball by ball to a number of points agreed on
 (option `points`), the frames racked again as they are cleared; its penalties are points
@@ -42,6 +43,7 @@ from engine.billiards.core import (
     TableFacts,
     numbered,
 )
+from engine.billiards.standings import last_place_settled
 from engine.billiards.table import CueGame, CueState, Stroke
 from engine.core import JSON, Event, LawRef, Operation, Ruling, hoyle_law
 from engine.errors import IllegalEventError
@@ -288,11 +290,10 @@ class PyramidState(CueState):
             if self.scores[leader] >= EIGHT:
                 return [self.finish([leader], LAW_BALL, f"{leader} has eight balls")]
             return []
-        standings = sorted(self.standing(name) for name in self.players)
-        left = len(self.objects_on_table())
-        if left and standings[0] + left >= standings[1]:
+        standings = [self.standing(name) for name in self.players]
+        if not last_place_settled(standings, len(self.objects_on_table())):
             return []
-        best = standings[-1]
+        best = max(standings)
         return [self.finish([n for n in self.players if self.standing(n) == best], LAW_MANY,
                             "the balls left cannot bring the lowest level with the next")]
 
