@@ -16,6 +16,12 @@ giving the opponent one "as for a miss" (2903-2906); a ball forced off the table
 spotted (2864-2883); crotched object balls allow but three counts (2934-2940). The game is
 to the `points` agreed, each player's own in a "discount" (handicap) game (2853-2858).
 
+Touching one's own ball before playing (`own-ball`) is the stroke itself (law 8, 2706-2708:
+"Touching any ball in any way is a stroke"): once the referee calls it, the stroke closes
+with a bare `{"type": "stroke"}` (or the referee's `count`), no fact needed; a path given is
+not ruled on, and the opponent scores his one "as for a miss" (2903-2906) once, never a
+second point for a miss after the touch.
+
 The restricted spaces (the crotch; the balk spaces and anchors of balk-line) are judged
 by the referee: a stroke's `balk` fact says it was played with both object balls in one
 such space and left both there. The game's limit of such strokes in an inning counts
@@ -35,7 +41,7 @@ only its first sentence is ruled: the stroke is foul, with no count.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
@@ -81,6 +87,8 @@ FOUL_LAWS: Mapping[str, LawRef] = {
     "own-ball": LAW_OWN_BALL, "frozen": LAW_FROZEN,
 }
 CAROM_FOULS: tuple[str, ...] = tuple(FOUL_LAWS)
+#: Fouls that are the stroke themselves (law 8, 2706-2708): the stroke ends with the touch.
+STROKE_FOULS: tuple[str, ...] = ("own-ball",)
 FAMILY_LAWS: tuple[LawRef, ...] = (*FOUL_LAWS.values(), LAW_OPENING, LAW_CAROM,
                                    LAW_MISS, LAW_GAME, LAW_OFF, LAW_CROTCH)
 #: The three-ball games' table: two whites and a red, no pockets, the referee may count.
@@ -104,6 +112,11 @@ class Count:
     why: str
     law: LawRef
     kind: str = "no-count"
+
+
+def ended_by_touch(fouls: Iterable[str]) -> bool:
+    """Whether the fouls called include one that was the stroke itself (`STROKE_FOULS`)."""
+    return any(kind in STROKE_FOULS for kind in fouls)
 
 
 def _is_discount(value: Any) -> bool:
@@ -206,6 +219,15 @@ class CaromState(CueState):
         """The player's own ball; players beyond the balls share them in turn."""
         return self.CUE_BALLS[self.players.index(player) % len(self.CUE_BALLS)]
 
+    def touched(self) -> bool:
+        """Whether the referee has called a foul that ended the stroke in progress."""
+        return ended_by_touch(self.stroke.fouls)
+
+    def closing_facts(self) -> TableFacts:
+        """The game's table, or, once a touch has ended the stroke, one that needs no fact:
+        nothing the cue ball did after the touch is ruled on."""
+        return replace(self.TABLE, needs=(), sometimes=()) if self.touched() else self.TABLE
+
     def check_stroke(self, event: StrokeEvent) -> None:
         if event.points is not None and event.points not in self.COUNTS:
             raise IllegalEventError(f"count: a stroke at {self.game.name} scores "
@@ -239,8 +261,10 @@ class CaromState(CueState):
         facts = stroke.facts
         rulings = [self.spotted(ball) for ball in stroke.off]
         opening, self.opening = self.opening, False
-        # A path that strikes no ball, cushions or none, is a miss.
-        missed = facts.path is not None and facts.first is None
+        # A path that strikes no ball, cushions or none, is a miss; after a touch that was
+        # the stroke (law 8) the cue ball's path is no stroke, and no miss.
+        missed = (facts.path is not None and facts.first is None
+                  and not ended_by_touch(stroke.fouls))
         if stroke.fouls:
             for kind in dict.fromkeys(stroke.fouls):
                 rulings += self.penalise(striker, kind, FOUL_LAWS[kind])
@@ -310,6 +334,8 @@ class CaromState(CueState):
         strikes a ball may also leave the object balls crotched, and says whether it did
         when it must (`balk_owed`)."""
         events = super().legal_events()
+        if self.touched():
+            events.append(StrokeEvent())
         if "balk" not in self.TABLE.sometimes:
             return events
         told: list[Event] = []

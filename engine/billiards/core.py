@@ -5,7 +5,9 @@ A stroke is reported as it happens and then closed:
 - `pocket` (a pocket sensor, with the ball's identity from a ball-return reader or the
   referee): a ball fell into a pocket, `{"type": "pocket", "ball": 5, "pocket": "foot-left"}`;
 - `off`: a ball was forced off the table, `{"type": "off", "ball": "cue"}`;
-- `foul`: the referee calls a foul no sensor sees, `{"type": "foul", "kind": "push"}`;
+- `foul`: the referee calls a foul no sensor sees, `{"type": "foul", "kind": "push"}`; at
+  the carom games `own-ball` (his own ball touched before he plays) is the stroke itself,
+  which then closes with a bare `{"type": "stroke"}` (carom.py);
 - `call` (before the stroke): the striker names his ball and, where the game asks, the
   pocket, `{"type": "call", "ball": 7, "pocket": "side-right"}`;
 - `stroke`: the balls are at rest and the stroke is over, with the facts the game's laws

@@ -117,6 +117,11 @@ class CueState(LoggedState):
     def check_call(self, event: CallEvent) -> None:
         """Raise `IllegalEventError` if this call cannot be made now."""
 
+    def closing_facts(self) -> TableFacts:
+        """The table whose `needs` the stroke in progress must give to close: the game's
+        own, unless a foul already called has ended the stroke (see carom games' own ball)."""
+        return self.TABLE
+
     def details(self) -> JSON:
         """The game's own part of the snapshot."""
         return {}
@@ -228,7 +233,7 @@ class CueState(LoggedState):
             return parse_private(data, self.players, low, high)
         if kind == "count":
             return parse_count(data, self.TABLE, name)
-        return parse_stroke(data, self.TABLE, name)
+        return parse_stroke(data, self.closing_facts(), name)
 
     def verify(self, event: Event) -> None:
         if self.over:
@@ -305,7 +310,7 @@ class CueState(LoggedState):
     def awaiting(self) -> tuple[Awaiting, ...]:
         if self.over:
             return ()
-        table = self.TABLE
+        table = self.closing_facts()
         needs = ", ".join(f for f in table.needs if f not in table.sometimes) or "nothing more"
         if table.sometimes:
             needs += f" (and {', '.join(table.sometimes)} where it applies)"

@@ -75,6 +75,18 @@ def test_bad_input_is_refused_naming_it_and_the_log_kept(
     assert state.save() == before
 
 
+@pytest.mark.parametrize("game_id", [g.id for g in all_games()
+                                     if g.family == "carom-billiards"])
+def test_his_own_ball_touched_ends_the_stroke_and_the_referee_is_asked_for_no_fact(
+        game_id: str) -> None:
+    """Law 8 (lines 2706-2708): the touch is the stroke, so the referee closes it bare."""
+    state, _ = play(game_id, players_for(game_id), None, [{"type": "foul", "kind": "own-ball"}])
+    assert [w.detail for w in state.awaiting() if w.fact == "stroke"] == [
+        "the end of the stroke, with nothing more"]
+    state.apply(state.parse_event({"type": "stroke"}))
+    assert state.snapshot()["striker"] == "Bob"
+
+
 def test_the_wrong_ball_lets_the_striker_s_own_ball_be_struck() -> None:
     state, kinds = play(CAROM, ["Ann", "Bob"], None,
                         [{"type": "foul", "kind": "wrong-ball"},
