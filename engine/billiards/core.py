@@ -17,7 +17,8 @@ A stroke is reported as it happens and then closed:
   bottle did; `direct`, the pins the cue ball knocked down before it struck a ball;
   `bottle_by`, what moved the bottle; `balk`, whether the stroke was played with both
   object balls in one balk space (anchor or crotch) and left both there. A game refuses a
-  stroke without a fact it needs, naming it;
+  stroke without a fact it needs, naming it, and a miss (a path that strikes no ball) that
+  says it drove balls to a cushion;
 - `count` (carom tables without a contact tracker): the referee's count of the stroke,
   `{"type": "count", "points": 1}`, closing it as a `stroke` would (0: no count);
 - `private`: the small numbered ball a player drew from the bottle (the games played for a
@@ -282,6 +283,9 @@ def parse_stroke(data: Mapping[str, Any], table: TableFacts, game: str) -> Strok
     if not isinstance(safety, bool):
         raise IllegalEventError(f"stroke: safety must be true or false, not {safety!r}")
     driven = _whole(data, "driven", "stroke", 0, len(table.balls))
+    if driven and path is not None and not any(c != CUSHION for c in path):
+        raise IllegalEventError(f"stroke: driven is {driven}, but the path {list(path)} strikes "
+                                f"no ball: a miss drives no ball to a cushion (driven 0)")
     if missed and driven is None and "driven" in table.needs and "driven" not in table.sometimes:
         # Where every stroke needs it, a clean miss drove none; where only some do
         # (three-cushion's safety), a miss is not one of them and is kept as it was told.

@@ -70,6 +70,8 @@ BAD_EVENTS: list[tuple[str, list[dict[str, Any]], dict[str, Any], str]] = [
                                "player": "Bob"}, "out of turn"),
     ("fifteen-ball-pool", [], {"type": "foul", "kind": "sneeze"}, "no foul 'sneeze'"),
     ("fifteen-ball-pool", [], {"type": "count", "points": 1}, "has no 'count' event"),
+    ("fifteen-ball-pool", [], {"type": "stroke", "path": [], "driven": 2},
+     r"driven is 2, but the path \[\] strikes no ball: a miss drives no ball to a cushion"),
 ]
 
 
