@@ -11,6 +11,7 @@ import getpass
 import ipaddress
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,14 +19,22 @@ from pathlib import Path
 from controller.adjudicate import TranscriptError, adjudicate
 from controller.auth import PIN_PATTERN, hash_pin, is_pin_hash
 from controller.config import Config, load_config
-from controller.errors import ConfigError
+from controller.errors import CannotServe, ConfigError
+from controller.writerlock import LogInUseError
 from engine.errors import UnknownGameError
 from engine.registry import all_games
 
 EXIT_BAD_INPUT = 2
+#: The status of a writer whose pipe's reader went away (128 + SIGPIPE), as a shell reports it.
+EXIT_BROKEN_PIPE = 141
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command and give its exit status (see the module docstring).
+
+    A reader that stops early (`hoyle games | head`) ends the command quietly, with the
+    status a pipe's writer has then, not a traceback; how is Python's own advice on SIGPIPE.
+    """
     parser = _parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.command == "serve" else logging.WARNING,
@@ -33,8 +42,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         stream=sys.stderr)
     try:
         result: int = args.run(args)
+        sys.stdout.flush()
         return result
-    except (ConfigError, TranscriptError, UnknownGameError) as error:
+    except BrokenPipeError:
+        # stdout's reader is gone (the commands write to no other pipe): point stdout at
+        # devnull, so that Python's own flush at exit does not fail on it again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    except (ConfigError, TranscriptError, UnknownGameError, LogInUseError,
+            CannotServe) as error:
         print(f"hoyle: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
@@ -47,7 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--config", type=Path, help="the table's TOML file (default: the "
                        "simulated lane)")
     serve.add_argument("--host", help="address to serve the dashboard on")
-    serve.add_argument("--port", type=int, help="port to serve the dashboard on")
+    serve.add_argument("--port", type=_port, help="port to serve the dashboard on")
     serve.add_argument("--club", action="store_true", help="club mode: the club view of "
                        "every table on the config's [mqtt] broker (docs/club.md)")
     serve.set_defaults(run=_serve)
@@ -126,6 +142,17 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _port(text: str) -> int:
+    """A TCP port number from the command line (1-65535), or argparse's usage error."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port: ports are 1 to 65535")
+    return port
+
+
 def _loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -189,38 +216,50 @@ def _log_path(args: argparse.Namespace) -> tuple[Path, str]:
 
 def _replay(args: argparse.Namespace) -> int:
     from controller.eventlog import SqliteEventLog
-    from controller.table import replay_entries, replay_state
+    from controller.fold import TableState, blocked_words
+    from controller.table import replay_state
 
     path, table_id = _log_path(args)
-    event_log = SqliteEventLog(path)
-    try:
+    with SqliteEventLog(path, read_only=True) as event_log:
         if args.history:
-            for entry, rulings in replay_entries(event_log):
+            state = TableState()
+            for entry in event_log.entries():
                 if args.upto is not None and entry.seq > args.upto:
                     break
                 record = entry.to_json()
-                record["rulings"] = [r.to_json() for r in rulings]
+                record["rulings"] = [r.to_json() for r in state.apply(
+                    entry.seq, entry.kind, entry.source, entry.body)]
                 print(json.dumps(record))
         else:
-            print(json.dumps(replay_state(event_log, upto=args.upto).view(table_id), indent=2))
-    finally:
-        event_log.close()
+            state = replay_state(event_log, upto=args.upto)
+            print(json.dumps(state.view(table_id), indent=2))
+    if state.blocked is not None:
+        print(f"hoyle: {path}: the table needs the operator: {blocked_words(state.blocked)}; "
+              f"the state above is the table's before it (void or correct entry "
+              f"{state.blocked['seq']} on the dashboard)", file=sys.stderr)
+        return 1
     return 0
 
 
 def _dice_audit(args: argparse.Namespace) -> int:
-    from controller.dice_audit import audit, sessions
+    from controller.dice_audit import audit, dice_sessions, games
     from controller.eventlog import SqliteEventLog
 
     path, table_id = _log_path(args)
-    with SqliteEventLog(path) as event_log:
-        report = audit(sessions(event_log), table_id)
+    with SqliteEventLog(path, read_only=True) as event_log:
+        played = games(event_log)
+    found = dice_sessions(played)
+    if not found:
+        held = sorted({game.game_id for game in played})
+        raise ConfigError(f"{path}: not a dice table's log: it holds no dice game, only "
+                          + (", ".join(held) if held else "no game at all"))
+    report = audit(found, table_id)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
     rows = [(f"session at entry {s['start_seq']} ({s['game']})", s) for s in report["sessions"]]
     for title, part in [*rows, ("all sessions", report["all"])]:
-        print(f"{title}: {part['throws']} throws")
+        print(f"{title}: {part['throws']} throws, {part['faces_seen']} faces")
         for name, faces in [("all dice", part["faces"]), *part["dice"].items()]:
             counts = " ".join(f"{face}:{n}" for face, n in faces["counts"].items())
             print(f"  {name:8} {counts}  chi2={faces['chi_square']:.2f} "

@@ -11,3 +11,8 @@ class Rejected(ControllerError, ValueError):
 
 class ConfigError(ControllerError, ValueError):
     """A configuration file that is wrong; the message names the file, the key and the line."""
+
+
+class CannotServe(ControllerError, OSError):
+    """The service cannot start where it was asked to (a port in use, an address not of
+    this machine); the message names the address and why."""

@@ -44,9 +44,11 @@ from controller.logentry import (
     LogEntry,
     LogStorageError,
     MissingEntryError,
+    ReadOnlyLogError,
     checked_item,
     encode_object,
 )
+from controller.writerlock import WriterLock
 from drivers.closing import Closeable
 
 __all__ = ["SqliteEventLog"]
@@ -213,7 +215,9 @@ class SqliteEventLog(Closeable):
         (1, (1, {'frame': 1}))
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
+        """Open the log for writing (the one writer: `LogInUseError` if another process
+        writes it), or with `read_only` for reading beside a writer (the file must exist)."""
         if os.fspath(path) in ("", ":memory:"):
             raise ValueError("the event log must be a file: an in-memory log is not durable")
         self._path = Path(path)
@@ -222,13 +226,23 @@ class SqliteEventLog(Closeable):
             raise LogStorageError(
                 f"cannot open event log {self._path}: folder {folder} does not exist"
             )
-        self._conn = self._open_writer()
         self._readers: list[sqlite3.Connection] = []
         self._local = threading.local()
         self._lock = threading.Lock()  # guards _closed, _readers and what enters _queue
         self._queue: queue.SimpleQueue[_Request | None] = queue.SimpleQueue()  # None: close
         self._next_seq: int | None = None
         self._closed = False
+        self._writer: threading.Thread | None = None
+        self._writer_lock: WriterLock | None = None
+        if read_only:
+            self._check_readable()
+            return
+        self._writer_lock = WriterLock(self._path)
+        try:
+            self._conn = self._open_writer()
+        except BaseException:
+            self._writer_lock.release()
+            raise
         self._writer = threading.Thread(
             target=self._run_writer, name=f"eventlog-writer:{self._path.name}", daemon=True
         )
@@ -291,16 +305,20 @@ class SqliteEventLog(Closeable):
         request.result()
 
     def close(self) -> None:
-        """Write everything already queued, then release the file; calling again does nothing."""
+        """Write everything already queued, then release the file and the writer's lock;
+        calling again does nothing."""
         with self._lock:
             if not self._closed:
                 self._closed = True
                 self._queue.put(None)
-        self._writer.join()
+        if self._writer is not None:
+            self._writer.join()
         with self._lock:
             readers, self._readers = self._readers, []
         for conn in readers:
             conn.close()
+        if self._writer_lock is not None:
+            self._writer_lock.release()
 
     def _check_open(self) -> None:
         if self._closed:
@@ -309,7 +327,18 @@ class SqliteEventLog(Closeable):
     def _submit(self, request: _Request) -> None:
         with self._lock:
             self._check_open()
+            if self._writer is None:
+                raise ReadOnlyLogError(f"event log {self._path} is open for reading only: "
+                                       "only the table's service writes it")
             self._queue.put(request)
+
+    def _check_readable(self) -> None:
+        """For a reader: the file exists and is an event log (a reader creates nothing)."""
+        if not self._path.is_file():
+            raise LogStorageError(f"cannot open event log {self._path}: there is no such file")
+        app_id = self._query("PRAGMA application_id", ())[0][0]
+        if app_id != _APPLICATION_ID:
+            raise CorruptLogError(f"{self._path} is not an event log")
 
     def _open_writer(self) -> sqlite3.Connection:
         """Open the write connection, checking the file is (or can become) an event log."""

@@ -26,12 +26,13 @@ from its first entry gives the same state every time.
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.core import JSON, Ruling, State
+from engine.core import JSON, Ruling, State, parse_strictly
 from engine.errors import EngineError
 from engine.registry import get_game
 
@@ -80,12 +81,68 @@ class TableState:
     # a game that a later `start` replaces never needs ruling again to know the state.
     deferred: bool = False
     unruled: bool = False
+    #: The entry the rules could not fold (`Blocked.to_json()`), and the entries after it,
+    #: held unfolded until the operator voids or corrects it (a `correct` of its seq).
+    blocked: JSON | None = None
+    held: list[tuple[int, str, str, JSON]] = field(default_factory=list)
 
     def apply(self, seq: int, kind: str, source: str, body: Mapping[str, Any]) -> list[Ruling]:
-        """Fold one log entry; returns the rulings it produced."""
+        """Fold one log entry; returns the rulings it produced.
+
+        An entry the rules cannot fold (a log from an older version, a bug, a hand-edited
+        file) never raises: the table is blocked on it (`blocked`, the view says so) and
+        the entries after it are held until an operator's `correct` of it voids it or
+        gives the event that really happened; then the held entries are folded in order.
+        """
         if seq != self.seq + 1:
             raise FoldError(f"log entry {seq} follows {self.seq}: the log has a gap")
         self.seq = seq
+        if self.blocked is None:
+            return self._fold_or_block(seq, kind, source, body)
+        if kind == "correct" and body.get("target") == self.blocked["seq"]:
+            return self._unblock(body)
+        self.held.append((seq, kind, source, dict(body)))
+        return []
+
+    def _fold_or_block(self, seq: int, kind: str, source: str,
+                       body: Mapping[str, Any]) -> list[Ruling]:
+        """Fold one entry, or block the table on it if the rules cannot (see `apply`)."""
+        try:
+            return self._fold(seq, kind, source, body)
+        except Exception as error:  # any failure to rule an entry is the operator's to settle
+            self._undo_partial(seq)
+            self.blocked = {"seq": seq, "kind": kind, "source": source, "body": dict(body),
+                            "why": error_words(error)}
+            return []
+
+    def _undo_partial(self, seq: int) -> None:
+        """Put the game back as it was before entry `seq`, which could not be folded."""
+        game = self.game
+        if game is not None and game.events and game.events[-1][0] == seq:
+            game.events.pop()
+            if not self.deferred:
+                self._rule_game()
+
+    def _unblock(self, correction: Mapping[str, Any]) -> list[Ruling]:
+        """The operator's correction of the blocked entry: void it or fold the event given
+        in its place, then fold the entries held behind it (which may block again)."""
+        blocked, held = self.blocked, self.held
+        assert blocked is not None
+        self.blocked, self.held = None, []
+        rulings: list[Ruling] = []
+        replacement = correction.get("event")
+        if replacement is not None:
+            body = {**blocked["body"], "event": replacement}
+            rulings += self._fold_or_block(blocked["seq"], blocked["kind"], blocked["source"],
+                                           body)
+        for seq, kind, source, body in held:
+            if self.blocked is not None:
+                self.held.append((seq, kind, source, body))
+            else:
+                rulings += self._fold_or_block(seq, kind, source, body)
+        return rulings
+
+    def _fold(self, seq: int, kind: str, source: str, body: Mapping[str, Any]) -> list[Ruling]:
         nodes = body.get("nodes")
         if isinstance(nodes, Mapping):
             self.nodes.update((str(name), [int(v) for v in at]) for name, at in nodes.items())
@@ -99,9 +156,10 @@ class TableState:
                                "source": source}
             return []
         if kind == "resolve":
-            self.flags.pop(int(body["flag"]), None)
             event = body.get("event")
-            return self._engine_event(seq, event) if event is not None else []
+            rulings = self._engine_event(seq, event) if event is not None else []
+            self.flags.pop(int(body["flag"]), None)
+            return rulings
         if kind == "correct":
             return self._correct(int(body["target"]), body.get("event"))
         if kind == "device":
@@ -148,25 +206,32 @@ class TableState:
         game = self.game
         if game is None:
             raise FoldError(f"correction of {target}: no game in progress")
+        if all(seq != target for seq, _ in game.events):
+            raise FoldError(f"correction of {target}: it is not an event of the game in "
+                            "progress")
         events = []
         for seq, data in game.events:
             if seq != target:
                 events.append((seq, data))
             elif replacement is not None:
                 events.append((seq, dict(replacement)))
-        game.events = events
-        return self._rule_game()
+        return self._rule_game(events)
 
-    def _rule_game(self) -> list[Ruling]:
-        """Rule the game's events afresh; returns the last event's rulings."""
+    def _rule_game(self, events: list[tuple[int, JSON]] | None = None) -> list[Ruling]:
+        """Rule the game's events (or `events`, which become the game's if they can all be
+        ruled) afresh; returns the last event's rulings."""
         game = self.game
         assert game is not None
+        events = game.events if events is None else events
         engine = get_game(game.game_id).new_state(game.players, game.options)
-        self.rulings.clear()
+        ruled: list[tuple[int, Ruling]] = []
         rulings: list[Ruling] = []
-        for seq, data in game.events:
+        for seq, data in events:
             rulings = list(engine.apply(engine.parse_event(data)).rulings)
-            self.rulings.extend((seq, r) for r in rulings)
+            ruled.extend((seq, r) for r in rulings)
+        game.events = events
+        self.rulings.clear()
+        self.rulings.extend(ruled)
         self.engine = engine
         self.unruled = False
         return rulings
@@ -180,11 +245,17 @@ class TableState:
     def check(self, kind: str, body: Mapping[str, Any]) -> None:
         """Raise `EngineError` or `FoldError` if this entry could not be folded now.
 
-        Nothing reaches the log that the table could not then replay.
+        Nothing reaches the log that the table could not then replay. A new event (of an
+        `event`, `resolve` or `correct` entry) is read strictly (`parse_strictly`): a key
+        its event does not take is refused by name, not logged and ignored. Folding stays
+        lenient, so logs written before still replay.
         """
         self.settle()
         if kind not in KINDS:
             raise FoldError(f"unknown entry kind {kind!r}")
+        if self.blocked is not None:
+            self._check_while_blocked(kind, body)
+            return
         if kind == "start":
             get_game(str(body["game"])).new_state(list(body["players"]),
                                                   dict(body.get("options") or {}))
@@ -198,14 +269,43 @@ class TableState:
             if self.game is None or all(s != body["target"] for s, _ in self.game.events):
                 raise FoldError(f"entry {body['target']} is not an event of the game in "
                                 "progress")
+            if isinstance(event, Mapping):
+                at_target = get_game(self.game.game_id).new_state(self.game.players,
+                                                                  self.game.options)
+                for seq, data in self.game.events:
+                    if seq == body["target"]:
+                        break
+                    at_target.apply(at_target.parse_event(data))
+                parse_strictly(at_target, event)
             scratch = TableState.restore(self.save())
             scratch.apply(self.seq + 1, kind, "check", body)
+            if scratch.blocked is not None:
+                raise FoldError(str(scratch.blocked["why"]))
         elif kind in ("event", "resolve") and event is not None:
             if not isinstance(event, Mapping):
                 raise FoldError(f"the event must be a JSON object, got {event!r}")
             if self.engine is None:
                 raise FoldError("no game in progress")
-            self.engine.verify(self.engine.parse_event(event))
+            self.engine.verify(parse_strictly(self.engine, event))
+
+    def _check_while_blocked(self, kind: str, body: Mapping[str, Any]) -> None:
+        """What the table takes while blocked: the correction of the blocked entry, and
+        what only records (device health, notes, readings flagged for the operator)."""
+        blocked = self.blocked
+        assert blocked is not None
+        if kind in ("device", "note", "flag"):
+            return
+        if kind != "correct" or body.get("target") != blocked["seq"]:
+            raise FoldError(f"the table needs the operator first: {blocked_words(blocked)}; "
+                            f"void or correct log entry {blocked['seq']}")
+        if body.get("event") is not None and blocked["kind"] not in ("event", "resolve"):
+            raise FoldError(f"log entry {blocked['seq']} is a {blocked['kind']!r} entry, not "
+                            "an event: it can only be voided (a correction with no event)")
+        scratch = TableState.restore(self.save())
+        scratch.apply(self.seq + 1, kind, "check", body)
+        if scratch.blocked is not None and scratch.blocked["seq"] == blocked["seq"]:
+            raise FoldError(f"the event given for log entry {blocked['seq']} cannot be ruled "
+                            f"either: {scratch.blocked['why']}")
 
     # -- pictures and persistence --------------------------------------------------
 
@@ -216,10 +316,12 @@ class TableState:
         game = self.engine.snapshot() if self.engine is not None else None
         if game is not None:
             game["rulings"] = self._recent_rulings()
-        if paused:
+        if self.blocked is not None:
             status = "paused"
-            why: str | None = "; ".join(f"{d['name']} {d['state']}: {d['detail']}"
-                                        for d in paused)
+            why: str | None = f"needs the operator: {blocked_words(self.blocked)}"
+        elif paused:
+            status = "paused"
+            why = "; ".join(f"{d['name']} {d['state']}: {d['detail']}" for d in paused)
         elif self.flags:
             status = "paused"
             why = "a reading needs the operator"
@@ -228,7 +330,8 @@ class TableState:
             why = None
         return {"table": table_id, "name": name or table_id, "seq": self.seq, "status": status,
                 "why": why, "devices": list(self.devices.values()),
-                "flags": list(self.flags.values()), "game": game, "camera": self.camera}
+                "flags": list(self.flags.values()), "game": game, "camera": self.camera,
+                "blocked": self.blocked}
 
     def save(self) -> JSON:
         self.settle()
@@ -243,6 +346,8 @@ class TableState:
             "nodes": {name: list(at) for name, at in self.nodes.items()},
             "rulings": self._recent_rulings(),
             "camera": self.camera,
+            "blocked": self.blocked,
+            "held": [list(entry) for entry in self.held],
         }
 
     def _recent_rulings(self) -> list[JSON]:
@@ -272,9 +377,28 @@ class TableState:
         state.nodes = {str(k): [int(v) for v in at] for k, at in saved.get("nodes", {}).items()}
         state.rulings.extend((r["seq"], r) for r in saved["rulings"])
         state.camera = saved.get("camera")  # snapshots from before the card camera: none
+        state.blocked = saved.get("blocked")  # and before blocking: none
+        state.held = [(int(seq), str(kind), str(source), dict(body))
+                      for seq, kind, source, body in saved.get("held", [])]
         return state
+
+
+def blocked_words(blocked: Mapping[str, Any]) -> str:
+    """The blocked entry in words: which it is, what it says and why it cannot be ruled."""
+    said = json.dumps(blocked["body"], separators=(", ", ": "), default=str)
+    if len(said) > 300:
+        said = said[:297] + "..."
+    return (f"log entry {blocked['seq']} ({blocked['kind']} from {blocked['source']}: "
+            f"{said}) cannot be ruled: {blocked['why']}")
 
 
 def is_rejection(error: Exception) -> bool:
     """True for the errors `TableState.check` raises on an entry that cannot happen."""
     return isinstance(error, EngineError | FoldError | KeyError | TypeError)
+
+
+def error_words(error: Exception) -> str:
+    """An error in words for the operator (a missing field is named as such)."""
+    if isinstance(error, KeyError):
+        return f"missing field {error}"
+    return str(error) or type(error).__name__

@@ -15,6 +15,7 @@ __all__ = [
     "LogEntry",
     "LogStorageError",
     "MissingEntryError",
+    "ReadOnlyLogError",
 ]
 
 _MAX_DEPTH: Final = 100
@@ -38,6 +39,10 @@ class LogClosedError(EventLogError, RuntimeError):
 
 class LogStorageError(EventLogError, OSError):
     """The log could not be opened or written (missing folder, disk full, I/O error)."""
+
+
+class ReadOnlyLogError(EventLogError, PermissionError):
+    """An append to a log opened for reading only."""
 
 
 class MissingEntryError(EventLogError, KeyError):

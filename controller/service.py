@@ -21,6 +21,7 @@ from controller.dice_table import DiceRunner
 from controller.errors import Rejected
 from controller.eventlog import SqliteEventLog
 from controller.kinds import kind_of_family
+from controller.listener import listen
 from controller.runner import Runner, call_on
 from controller.table import Table
 from controller.web import create_app
@@ -564,12 +565,19 @@ def build(config: Config) -> Service:
 
 
 def serve(config: Config, *, host: str | None = None, port: int | None = None) -> None:
-    app = build(config).app
+    """Serve the table: the dashboard's port is taken first, then the log (its one writer),
+    so a second service on a busy port or on a log already served opens nothing."""
     host = host or config.host
     port = port or config.port
+    listener = listen(host, port)
+    try:
+        app = build(config).app
+    except BaseException:
+        listener.close()
+        raise
     log.info("table %s (%s): dashboard at http://%s:%d/", config.table_id, config.source,
              host, port)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listener])
 
 
 def _pins(pins: set[int] | frozenset[int]) -> str:

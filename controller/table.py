@@ -11,7 +11,7 @@ from typing import Any
 from controller.bus import Bus, Change
 from controller.errors import Rejected
 from controller.eventlog import SqliteEventLog
-from controller.fold import TableState, is_rejection
+from controller.fold import TableState, error_words, is_rejection
 from controller.kinds import WORDS, kind_of_game
 from controller.logentry import LogEntry
 from controller.privacy import Disclosure, disclosure, public_entry
@@ -93,7 +93,7 @@ class Table:
                 self.state.check(kind, body)
             except Exception as error:
                 if is_rejection(error):
-                    raise Rejected(_message(error)) from error
+                    raise Rejected(error_words(error)) from error
                 raise
             entry = await self.log.append_async(kind, source, body)
             rulings = self.state.apply(entry.seq, entry.kind, entry.source, entry.body)
@@ -132,7 +132,7 @@ class Table:
             except Exception as error:
                 if not is_rejection(error):
                     raise
-                why = _message(error)
+                why = error_words(error)
         more = dict(extra or {})
         if why is None:
             return await self.record("event", source, {"event": dict(event), **more})
@@ -165,9 +165,35 @@ class Table:
 
 def replay_state(event_log: SqliteEventLog, snapshot: Mapping[str, Any] | None = None,
                  upto: int | None = None) -> TableState:
-    """The table's state from a snapshot (or the first entry) and the entries after it."""
-    state = TableState.restore(snapshot) if snapshot else TableState()
-    state.deferred = True
+    """The table's state from a snapshot (or the first entry) and the entries after it.
+
+    An entry the rules cannot fold blocks the state there (`TableState.blocked`) and never
+    raises. A snapshot that cannot be restored (one an older version saved) is passed over
+    for a replay from the first entry.
+    """
+    if snapshot is not None:
+        try:
+            restored = TableState.restore(snapshot)
+        except Exception as error:  # the log, not the snapshot, is the truth
+            log.warning("snapshot at entry %s cannot be restored (%s): replaying the log "
+                        "from its first entry", snapshot.get("seq"), error_words(error))
+            return replay_state(event_log, None, upto)
+    try:
+        state = _replay(event_log, restored if snapshot is not None else TableState(), upto,
+                        deferred=True)
+        if state.blocked is None:
+            return state
+    except Exception:  # the game's events, ruled once at the end, failed
+        pass
+    # Ruled entry by entry instead, the entry that cannot be ruled blocks the table where
+    # it stands in the log.
+    start = TableState.restore(snapshot) if snapshot is not None else TableState()
+    return _replay(event_log, start, upto, deferred=False)
+
+
+def _replay(event_log: SqliteEventLog, state: TableState, upto: int | None, *,
+            deferred: bool) -> TableState:
+    state.deferred = deferred
     for entry in event_log.entries(after=state.seq):
         if upto is not None and entry.seq > upto:
             break
@@ -183,8 +209,3 @@ def replay_entries(event_log: SqliteEventLog,
     for entry in event_log.entries(after=first - 1):
         yield entry, state.apply(entry.seq, entry.kind, entry.source, entry.body)
 
-
-def _message(error: Exception) -> str:
-    if isinstance(error, KeyError):
-        return f"missing field {error}"
-    return str(error)

@@ -12,6 +12,7 @@ from controller.club.view import ClubView
 from controller.club.web import create_club_app
 from controller.config import Config
 from controller.errors import ConfigError
+from controller.listener import listen
 
 log = logging.getLogger(__name__)
 
@@ -25,10 +26,16 @@ def build_club(config: Config) -> FastAPI:
 
 
 def serve_club(config: Config, *, host: str | None = None, port: int | None = None) -> None:
-    app = build_club(config)
+    """Serve the club view: its port is taken first, then the store (its one writer)."""
     host = host or config.host
     port = port or config.port
+    listener = listen(host, port)
+    try:
+        app = build_club(config)
+    except BaseException:
+        listener.close()
+        raise
     assert config.mqtt is not None
     log.info("club %s: club view at http://%s:%d/ (store: %s)", config.mqtt.club, host, port,
              config.club.store)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listener])

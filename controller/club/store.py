@@ -14,6 +14,7 @@ from controller.club.settings import ClubConfig
 from controller.eventlog import SqliteEventLog
 from controller.logentry import LogEntry
 from controller.pgeventlog import PgDatabase, PgEventLog
+from controller.writerlock import WriterLock
 from drivers.closing import Closeable
 
 
@@ -51,6 +52,9 @@ class SqliteClubStore(ClubStore):
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         self._logs: list[SqliteEventLog] = []
+        # One club view writes the store: a second is refused at once, not at the first
+        # table it mirrors (each table's log has its own writer's lock too).
+        self._lock = WriterLock(folder / "club-store", what="the club store")
 
     def open(self, table_id: str) -> EventStore:
         event_log = SqliteEventLog(self.folder / f"{table_id}.db")
@@ -63,6 +67,7 @@ class SqliteClubStore(ClubStore):
     def close(self) -> None:
         for event_log in self._logs:
             event_log.close()
+        self._lock.release()
 
 
 class PgClubStore(ClubStore):
