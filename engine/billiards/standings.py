@@ -17,8 +17,9 @@ several is played for the places at the bottom (at Chicago pool the lowest pays 
 refreshments and the second lowest for the game, 14563-14571), so a leader out of reach
 does not end it. When it ends every place is as the standings then are (pyramid rule 5):
 the highest wins, players level share their place (at the bottom only when no ball was
-left to part them). With two players this is fifteen-ball's two-player sentence (15157-15161): the game
-ends once the leader's score is more than the other's with the balls left added.
+left to part them). With two players this is fifteen-ball's two-player sentence
+(15157-15161): the game ends once the leader's score is more than the other's with the
+balls left added.
 """
 
 from __future__ import annotations
