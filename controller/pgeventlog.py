@@ -22,7 +22,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import queue
+import socket
+import sys
 import threading
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -40,11 +43,19 @@ from controller.logentry import (
     checked_item,
     encode_object,
 )
+from controller.writerlock import LogInUseError
 from drivers.closing import Closeable
 
 __all__ = ["PgDatabase", "PgEventLog"]
 
 _LOCK_KEY: Final = 0x486F796C  # "Hoyl": one schema creation at a time across processes
+#: With _LOCK_KEY, the advisory lock the club view that writes a database holds for its life.
+_WRITER_KEY: Final = 1
+_HOLDER: Final = (
+    "SELECT a.pid, a.application_name, a.client_addr::text, a.backend_start::text "
+    "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' "
+    "AND l.classid = %s AND l.objid = %s AND l.objsubid = 2 AND l.granted"
+)
 _SNAPSHOTS_KEPT: Final = 3
 _READ_CHUNK: Final = 2048
 _MICROS: Final = 1e6
@@ -104,9 +115,39 @@ class PgDatabase(Closeable):
 
     def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
         try:
-            return psycopg.connect(self.conninfo)
+            # The name says which process holds the writer's lock (`hold_writer_lock`).
+            return psycopg.connect(self.conninfo, application_name=_application_name())
         except psycopg.Error as exc:
             raise LogStorageError(f"cannot open the club store: {exc}") from exc
+
+    def hold_writer_lock(self) -> None:
+        """Take the database's one-writer lock for this connection's life (PostgreSQL drops
+        it when the connection ends, however the process ends); `LogInUseError` naming the
+        holder if another club view has it."""
+        try:
+            with self.write_lock, self.writer.transaction():
+                row = self.writer.execute("SELECT pg_try_advisory_lock(%s, %s)",
+                                          (_LOCK_KEY, _WRITER_KEY)).fetchone()
+                if row is not None and row[0]:
+                    return
+                holder = self.writer.execute(_HOLDER, (_LOCK_KEY, _WRITER_KEY)).fetchone()
+        except psycopg.Error as exc:
+            raise LogStorageError(f"cannot lock the club store: {exc}") from exc
+        who = ("a connection that has gone meanwhile" if holder is None else
+               f"{holder[1] or 'a client'} from {holder[2] or 'this host'} (PostgreSQL "
+               f"backend {holder[0]}, connected since {holder[3]})")
+        raise LogInUseError(f"the club store {self.conninfo_safe()} is held by another "
+                            f"writer: {who}; only one club view may write it: stop that one "
+                            "first")
+
+    def conninfo_safe(self) -> str:
+        """The database as the connection string names it, without any password."""
+        try:
+            parts = psycopg.conninfo.conninfo_to_dict(self.conninfo)
+        except psycopg.Error:
+            return "(the [club] dsn)"
+        return " ".join(f"{key}={value}" for key, value in parts.items()
+                        if key in ("host", "port", "dbname", "user")) or "(default)"
 
     def logs(self) -> list[str]:
         """The names of the logs that hold at least one entry."""
@@ -424,3 +465,9 @@ def _json_object(text: str) -> dict[str, Any]:
     if type(value) is not dict:
         raise CorruptLogError(f"a stored body is a {type(value).__name__}, not a JSON object")
     return value
+
+
+def _application_name() -> str:
+    """How this process names its connections: what a refused writer is told of it."""
+    name = f"hoyle pid {os.getpid()} on {socket.gethostname()}: {' '.join(sys.argv[:3])}"
+    return name[:63]  # PostgreSQL keeps 63 bytes of it

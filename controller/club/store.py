@@ -75,6 +75,11 @@ class PgClubStore(ClubStore):
 
     def __init__(self, conninfo: str) -> None:
         self.database = PgDatabase(conninfo)
+        try:
+            self.database.hold_writer_lock()
+        except BaseException:
+            self.database.close()
+            raise
 
     def open(self, table_id: str) -> EventStore:
         return PgEventLog(self.database, table_id)

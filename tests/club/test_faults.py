@@ -208,12 +208,12 @@ dsn = "{dsn}"
         _stop(table, signal.SIGKILL)
         _stop(club, signal.SIGTERM)
     with PgEventLog(dsn, "lane-1") as store, \
-            SqliteEventLog(tmp_path / "table" / "lane-1.db") as log:
+            SqliteEventLog(tmp_path / "table" / "lane-1.db", read_only=True) as log:
         print("counts:", count_all([("lane-1", log.last_seq(), store.last_seq())]))
         assert [(e.seq, e.kind, e.body) for e in store.entries()] == [
             (e.seq, e.kind, e.body) for e in log.entries()]
 
 
 def _log_count(folder: Path) -> int:
-    with SqliteEventLog(folder / "table" / "lane-1.db") as log:
+    with SqliteEventLog(folder / "table" / "lane-1.db", read_only=True) as log:
         return log.last_seq()

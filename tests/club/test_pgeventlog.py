@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from controller.club.store import ClubStore, PgClubStore, SqliteClubStore
 from controller.eventlog import SqliteEventLog
 from controller.logentry import LogClosedError, LogEntry, LogStorageError, MissingEntryError
 from controller.pgeventlog import PgDatabase, PgEventLog
+from controller.writerlock import LogInUseError
 from tests.club.infra import Postgres, wait_for
 
 Opener = Callable[[], SqliteEventLog | PgEventLog]
@@ -154,3 +157,25 @@ def test_a_store_that_cannot_open_its_second_connection_leaves_none_open(
             ).fetchone() == (0,), "the first connection's backend to end")
         finally:
             admin.execute("DROP ROLE one_link")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_opener(request: pytest.FixtureRequest,
+                 tmp_path: Path) -> Iterator[Callable[[], ClubStore]]:
+    """Opens the club store of one folder or one database, as a club view does."""
+    if request.param == "sqlite":
+        yield lambda: SqliteClubStore(tmp_path / "club")
+        return
+    postgres: Postgres = request.getfixturevalue("postgres")
+    dsn = postgres.new_database()
+    yield lambda: PgClubStore(dsn)
+
+
+def test_a_second_club_view_on_one_store_is_refused_until_the_first_closes(
+        store_opener: Callable[[], ClubStore]) -> None:
+    with store_opener() as first:
+        first.open("lane-1").append_many([("note", "club", {"what": "mirrored"})])
+        with pytest.raises(LogInUseError, match=f"held by another writer: .*{os.getpid()}"):
+            store_opener()
+    with store_opener() as again:
+        assert again.tables() == ["lane-1"]
