@@ -1,4 +1,8 @@
-"""`hoyle adjudicate`: rule a whole transcript (one JSON event per line) by the book."""
+"""`hoyle adjudicate`: rule a whole transcript (one JSON event per line) by the book.
+
+Each line is read strictly: a key the setup or the event does not take (a misspelt
+`"foull"`) is refused naming its line, never passed over as if it were not there.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,12 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from engine.core import JSON, Ruling, State
+from engine.core import JSON, Ruling, State, parse_strictly
 from engine.errors import EngineError
 from engine.registry import get_game
+
+#: The keys of a transcript's first line.
+SETUP_KEYS = ("type", "players", "options")
 
 
 class TranscriptError(ValueError):
@@ -29,6 +36,7 @@ def adjudicate(game_id: str, lines: Iterable[str], name: str = "transcript") -> 
             if data["type"] == "setup":
                 if state is not None:
                     raise TranscriptError(f"{where}: setup must be the first line")
+                _setup_keys(data, where)
                 options = data.get("options") or {}
                 if not isinstance(options, dict):
                     raise TranscriptError(f'{where}: "options" must be a JSON object')
@@ -37,7 +45,7 @@ def adjudicate(game_id: str, lines: Iterable[str], name: str = "transcript") -> 
             if state is None:
                 raise TranscriptError(f"{where}: the first line must be "
                                       '{"type": "setup", "players": [...]}')
-            rulings.extend(state.apply(state.parse_event(data)).rulings)
+            rulings.extend(state.apply(parse_strictly(state, data)).rulings)
         except EngineError as error:
             raise TranscriptError(f"{where}: {error}") from error
     if state is None:
@@ -82,6 +90,15 @@ def _parse(line: str, where: str) -> dict[str, Any]:
     if not isinstance(data.get("type"), str):
         raise TranscriptError(f'{where}: the event has no "type"')
     return data
+
+
+def _setup_keys(data: dict[str, Any], where: str) -> None:
+    """Refuse a setup key other than type, players and options, naming it."""
+    unknown = [key for key in data if key not in SETUP_KEYS]
+    if unknown:
+        keys = ", ".join(repr(key) for key in unknown)
+        raise TranscriptError(f"{where}: setup: unknown key{'s' if len(unknown) > 1 else ''} "
+                              f"{keys}; a setup takes {', '.join(SETUP_KEYS)}")
 
 
 def _players(data: dict[str, Any], where: str) -> list[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, ClassVar
 
 from engine.errors import IllegalEventError
@@ -123,6 +123,9 @@ class State(ABC):
     """A game in progress. `apply` mutates the state and returns what it did."""
 
     game: Game
+    #: Keys an event may carry that `parse_event` checks but no event keeps (a cue game's
+    #: "player", which must name the striker); `parse_strictly` accepts them.
+    checked_keys: ClassVar[frozenset[str]] = frozenset()
 
     @abstractmethod
     def parse_event(self, data: Mapping[str, Any]) -> Event:
@@ -162,6 +165,51 @@ class State(ABC):
     @abstractmethod
     def save(self) -> JSON:
         """JSON that `Game.load` turns back into an equal state (for log snapshots)."""
+
+
+def parse_strictly(state: State, data: Mapping[str, Any]) -> Event:
+    """`state.parse_event(data)`, refusing any key the event does not take.
+
+    A parser reads the keys it knows and passes over the rest, so a misspelt key
+    (`"foull": true`) would silently mean the default. Whatever comes in new (a
+    transcript line, an operator's or a sensor's event) is read with this instead;
+    a log already written is replayed with plain `parse_event`, so old logs still fold.
+    The keys an event takes are those of `event_keys`, and the state's `checked_keys`.
+    """
+    event = state.parse_event(data)
+    takes = event_keys(event)
+    held = event.to_json()
+    unknown = [key for key in data if key not in held and key not in state.checked_keys
+               and not (key in takes and _as_json(getattr(event, key)) == data[key])]
+    if unknown:
+        keys = ", ".join(repr(key) for key in unknown)
+        kind = data.get("type")
+        raise IllegalEventError(
+            f"{kind}: unknown key{'s' if len(unknown) > 1 else ''} {keys}; a {kind} event "
+            f"takes {', '.join([*takes, *sorted(state.checked_keys - set(takes))])}")
+    return event
+
+
+def event_keys(event: Event) -> tuple[str, ...]:
+    """The keys an event of its kind takes: those its `to_json` gives back, then the
+    fields it leaves out at their defaults (a fair ball's `foul`, a card dealt face up's
+    `up`), which a strict reading accepts only with the value the event holds.
+
+    An event class that also serialises as another kind (a stroke as the referee's
+    `count`) takes only that kind's keys then: its fields belong to its own kind.
+    """
+    held = event.to_json()
+    keys = ["type", *(key for key in held if key != "type")]
+    if held.get("type") == event.type and is_dataclass(event):
+        keys += [f.name for f in fields(event) if f.name not in held]
+    return tuple(keys)
+
+
+def _as_json(value: Any) -> Any:
+    """A field's value as its JSON reads (a tuple as a list)."""
+    if isinstance(value, tuple | list):
+        return [_as_json(item) for item in value]
+    return value
 
 
 class Game(ABC):

@@ -78,6 +78,8 @@ class CueState(LoggedState):
     CALLS: ClassVar[bool] = False
     #: The private numbers a player may draw, where the game is played for them.
     PRIVATE: ClassVar[tuple[int, int] | None] = None
+    #: Any event may name the striker as its "player"; another name is out of turn.
+    checked_keys = frozenset({"player"})
 
     def __init__(self, game: CueGame, rules: HouseRules, players: Sequence[str]) -> None:
         super().__init__(game, rules, players)

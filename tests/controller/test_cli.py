@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -61,6 +62,9 @@ def test_adjudicate_prints_the_result(tmp_path: Path) -> None:
      "line 3: ball by Ann: pin 2 reported standing but it was already down in frame 1"),
     ({"type": "ball", "player": "Ann", "standing": [1, 12]}, "line 3: ball: pin 12 is not"),
     ({"type": "roll", "player": "Ann"}, "line 3: bowling has no 'roll' event"),
+    # A misspelt foul is not passed over as a fair ball (lines 4081-4095: a foul ball).
+    ({"type": "ball", "player": "Bob", "standing": [], "foull": True},
+     "line 3: ball: unknown key 'foull'; a ball event takes type, player, standing, foul"),
 ])
 def test_bad_transcript_exits_2_naming_the_line(tmp_path: Path, line: object,
                                                 problem: str) -> None:
@@ -70,6 +74,30 @@ def test_bad_transcript_exits_2_naming_the_line(tmp_path: Path, line: object,
     assert done.returncode == 2
     assert done.stdout == ""
     assert problem in done.stderr
+
+
+def test_a_setup_key_it_does_not_take_exits_2_naming_it(tmp_path: Path) -> None:
+    path = transcript(tmp_path, {"type": "setup", "players": ["Ann"], "optoins": {}})
+    done = hoyle("adjudicate", "ten-pins", str(path))
+    assert done.returncode == 2
+    assert "line 1: setup: unknown key 'optoins'; a setup takes type, players, options" in (
+        done.stderr)
+
+
+@pytest.mark.parametrize("args", [("games",), ("games", "--json")])
+def test_output_into_a_pipe_whose_reader_is_gone_ends_quietly(args: tuple[str, ...]) -> None:
+    """`hoyle games | head`: the reader stops early; the command ends without a traceback,
+    with the status a pipe's writer has then (128 + SIGPIPE)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "controller.cli", *args],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                              timeout=120, check=False)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141
+    assert done.stderr == ""
 
 
 def test_unknown_game_exits_2(tmp_path: Path) -> None:

@@ -2,7 +2,9 @@
 
 Whatever the table reports, if the engine listed it as legal it must apply cleanly; the
 outcome appears only at the end; snapshots and saves are JSON; a saved game and a replayed
-log both rebuild the live state; and every ruling cites a law of the game's own passage.
+log both rebuild the live state; every event played, as its JSON gives it, is
+read back strictly (no key refused) as the same event; and every ruling cites a law of the
+game's own passage.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from engine.core import HOYLE_1940, JSON, ROUND_GAMES_1897, Event, Ruling, State
+from engine.core import HOYLE_1940, JSON, ROUND_GAMES_1897, Event, Ruling, State, parse_strictly
 from engine.errors import IllegalEventError
 from engine.registry import all_games, get_game
 
@@ -115,8 +117,11 @@ def play_out(game_id: str, seed: int) -> Playout:
         assert state.awaiting(), "nothing awaited while the game is on"
         legal = state.legal_events()
         assert legal, "no legal event while the game is on"
-        data = as_json(pick(rng, legal).to_json())
-        operation = state.apply(state.parse_event(data))
+        event = pick(rng, legal)
+        data = as_json(event.to_json())
+        read = parse_strictly(state, data)
+        assert read == event, f"{data} read back strictly is {read}, not {event}"
+        operation = state.apply(read)
         events.append(data)
         rulings.extend(operation.rulings)
         snapshot = state.snapshot()
