@@ -259,7 +259,9 @@ def _dice_audit(args: argparse.Namespace) -> int:
         return 0
     rows = [(f"session at entry {s['start_seq']} ({s['game']})", s) for s in report["sessions"]]
     for title, part in [*rows, ("all sessions", report["all"])]:
-        print(f"{title}: {part['throws']} throws, {part['faces_seen']} faces")
+        throws, faces = part["throws"], part["faces_seen"]
+        print(f"{title}: {throws} throw{'' if throws == 1 else 's'}, "
+              f"{faces} face{'' if faces == 1 else 's'}")
         for name, faces in [("all dice", part["faces"]), *part["dice"].items()]:
             counts = " ".join(f"{face}:{n}" for face, n in faces["counts"].items())
             print(f"  {name:8} {counts}  chi2={faces['chi_square']:.2f} "

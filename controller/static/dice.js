@@ -95,13 +95,17 @@ window.hoyleDice = (() => {
     const current = sessions.length ? sessions[sessions.length - 1] : null;
     const parts = [["This game", current], ["All games", report.all]].filter(([, p]) => p);
     const rows = [];
+    // A throw of two dice is one throw and two faces: the row says how many of each.
+    const many = (n, noun) => `${h.str(n)} ${noun}${n === 1 ? "" : "s"}`;
     for (const [title, part] of parts) {
       for (const [name, faces] of [["all dice", part.faces],
         ...Object.entries(h.isObject(part.dice) ? part.dice : {})]) {
         if (!h.isObject(faces)) continue;
         const counts = h.isObject(faces.counts) ? faces.counts : {};
+        const seen = faces.faces_seen === faces.throws ? many(faces.throws, "throw")
+          : `${many(faces.throws, "throw")}, ${many(faces.faces_seen, "face")}`;
         rows.push(h.el("tr", {},
-          h.el("th", { scope: "row", text: `${title}, ${name}` }),
+          h.el("th", { scope: "row", text: `${title}, ${name} (${seen})` }),
           ...[1, 2, 3, 4, 5, 6].map((f) => h.el("td", { text: h.str(counts[f]) })),
           h.el("td", { text: h.str(faces.verdict) })));
       }

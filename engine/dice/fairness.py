@@ -1,9 +1,9 @@
 """Are the dice fair? Face counts and Pearson's chi-square test against a fair die.
 
 "Many crooked dice have double fives ... loaded to throw high ... or low" (lines
-10135-10163): a loaded die shows some faces more often than one in six. With `n` throws
-of a die the test compares each face's count with n/6; the p-value is the chance a fair
-die would stray at least that far. A small p-value is a reason to look at the dice, not
+10135-10163): a loaded die shows some faces more often than one in six. With `n` faces
+of a die seen, the test compares each face's count with n/6; the p-value is the chance a
+fair die would stray at least that far. A small p-value is a reason to look at the dice, not
 proof: one fair die in a hundred scores below 0.01.
 
 >>> report = face_report([1, 2, 3, 4, 5, 6] * 10)
@@ -21,8 +21,8 @@ from engine.core import JSON, hoyle_law
 from engine.dice.core import FACES
 
 FAIR_DICE = hoyle_law(10135, 10163, "Fair dice: opposite faces make seven; crooked dice loaded")
-#: Below this many throws a face is expected fewer than 5 times: too few for the test.
-FEWEST_THROWS = 30
+#: Below this many faces seen a face is expected fewer than 5 times: too few for the test.
+FEWEST_FACES = 30
 #: A p-value below this is reported as suspect.
 SUSPECT_BELOW = 0.01
 
@@ -45,29 +45,33 @@ def chi_square_survival(statistic: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class FaceReport:
-    """How often each face came up, and whether that is like a fair die."""
+    """How often each face came up, and whether that is like a fair die.
+
+    It counts faces: of one die, one a throw; of the dice together, one a die thrown.
+    """
 
     counts: tuple[int, ...]
     chi_square: float
     p_value: float
 
     @property
-    def throws(self) -> int:
+    def faces(self) -> int:
         return sum(self.counts)
 
     @property
     def verdict(self) -> str:
-        if self.throws < FEWEST_THROWS:
-            return f"too few throws to judge ({self.throws}; the test needs {FEWEST_THROWS})"
+        if self.faces < FEWEST_FACES:
+            return (f"too few faces seen to judge ({self.faces}; the test needs "
+                    f"{FEWEST_FACES})")
         if self.p_value < SUSPECT_BELOW:
             high = max(FACES, key=lambda face: self.counts[face - 1])
             return (f"suspect: a fair die strays this far from 1 in 6 with chance "
                     f"{self.p_value:.2g}; the {high} came up {self.counts[high - 1]} times "
-                    f"in {self.throws} (a fair die: about {self.throws / 6:.0f})")
+                    f"in {self.faces} faces (a fair die: about {self.faces / 6:.0f})")
         return f"consistent with a fair die (p = {self.p_value:.2f})"
 
     def to_json(self) -> JSON:
-        return {"throws": self.throws, "counts": dict(zip(map(str, FACES), self.counts,
+        return {"faces_seen": self.faces, "counts": dict(zip(map(str, FACES), self.counts,
                                                           strict=True)),
                 "chi_square": round(self.chi_square, 4), "p_value": round(self.p_value, 6),
                 "verdict": self.verdict}

@@ -36,8 +36,8 @@ def test_a_die_near_one_in_six_is_consistent_with_fair() -> None:
     assert report.verdict.startswith("consistent with a fair die")
 
 
-def test_too_few_throws_are_not_judged() -> None:
-    assert face_report([6] * 12).verdict.startswith("too few throws to judge")
+def test_too_few_faces_are_not_judged() -> None:
+    assert face_report([6] * 12).verdict.startswith("too few faces seen to judge (12;")
 
 
 def test_a_face_that_cannot_be_is_refused() -> None:
@@ -80,6 +80,7 @@ def test_sessions_count_the_throws_as_finally_ruled(tmp_path: Path) -> None:
     ]
     report = audit(found, "dice-1")
     assert report["all"]["throws"] == 4
+    assert report["all"]["faces_seen"] == 8
     assert report["all"]["faces"]["counts"] == {"1": 1, "2": 3, "3": 1, "4": 1, "5": 2, "6": 0}
     assert report["sessions"][0]["dice"]["die 1"]["counts"]["5"] == 1
     assert report["sessions"][0]["dice"]["die 2"]["counts"]["5"] == 1
@@ -95,8 +96,41 @@ def test_hoyle_dice_audit_prints_it(tmp_path: Path) -> None:
     assert json.loads(run.stdout)["all"]["throws"] == 4
     text = subprocess.run([sys.executable, "-m", "controller.cli", "dice", "audit", "--log",
                            str(path)], capture_output=True, text=True, check=True).stdout
-    assert "session at entry 1 (craps-bank): 3 throws" in text
-    assert "too few throws to judge" in text
+    assert "session at entry 1 (craps-bank): 3 throws, 6 faces" in text
+    assert "session at entry 9 (craps-private): 1 throw, 2 faces" in text
+    assert "all sessions: 4 throws, 8 faces" in text
+    assert "too few faces seen to judge (8; the test needs 30)" in text
+
+
+def test_a_throw_of_two_dice_is_one_throw_and_two_faces(tmp_path: Path) -> None:
+    """The croupier checks the audit against the throws he saw: three throws of two dice
+    (one voided, one corrected) are three throws, six faces; each die was in three."""
+    path = tmp_path / "dice-1.db"
+    _record_sessions(path)
+    with SqliteEventLog(path) as event_log:
+        session = audit(sessions(event_log), "dice-1")["sessions"][0]
+    assert (session["throws"], session["faces_seen"]) == (3, 6)
+    assert (session["faces"]["throws"], session["faces"]["faces_seen"]) == (3, 6)
+    for die in ("die 1", "die 2"):
+        assert (session["dice"][die]["throws"], session["dice"][die]["faces_seen"]) == (3, 3)
+
+
+def test_hoyle_dice_audit_refuses_a_lane_log_naming_its_games(tmp_path: Path) -> None:
+    path = tmp_path / "lane-1.db"
+
+    async def bowl() -> None:
+        table = Table(SqliteEventLog(path), "lane-1")
+        table.recover()
+        await table.record("start", "operator", {"game": "ten-pins", "players": ["Ann"]})
+        await table.reading({"type": "ball", "player": "Ann", "standing": [7, 10]}, "lane")
+        table.log.close()
+    asyncio.run(bowl())
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "dice", "audit", "--log",
+                          str(path)], capture_output=True, text=True, check=False)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert f"{path}: not a dice table's log" in run.stderr
+    assert "ten-pins" in run.stderr
 
 
 def test_hoyle_dice_audit_names_a_missing_log(tmp_path: Path) -> None:
