@@ -188,12 +188,105 @@ def load_config(path: str | Path) -> Config:
     return _Reader(path, text).config(data)
 
 
+#: One part of a TOML key: bare, "basic" or 'literal'.
+_KEY_PART = re.compile(r"""\s*([A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')\s*""")
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """The line (from 1) where each dotted key of a valid TOML text is first set or opened.
+
+    Headers (`[scoreboard]`, `[lane.pins]`, `[[...]]`, with a comment or not), keys and
+    dotted keys (`scoreboard.cascaded = 4`), and the keys of an inline table (`pins = {
+    1 = 4 }`) each count; so does every table a key lies in, at the key's line if the
+    file opens it no earlier. A value over several lines (an array, a string) is read
+    whole, so none of its lines is taken for a key.
+    """
+    lines: dict[str, int] = {}
+    table: list[str] = []
+    rows = text.splitlines()
+    number = 0
+    while number < len(rows):
+        stripped = rows[number].strip()
+        number += 1
+        header = _header(stripped)
+        if header is not None:
+            table = header
+            _note(lines, table, number)
+            continue
+        found = _dotted_key(stripped)
+        if found is None or not found[1].startswith("="):
+            continue
+        path = [*table, *found[0]]
+        _note(lines, path, number)
+        value, more = _value(found[1][1:], rows[number:])
+        _note_inline(lines, path, value, number)
+        number += more
+    return lines
+
+
+def _header(line: str) -> list[str] | None:
+    """The table a `[table]` or `[[array.of.tables]]` line opens; None for any other line."""
+    brackets = len(line) - len(line.lstrip("["))
+    if brackets not in (1, 2):
+        return None
+    found = _dotted_key(line[brackets:])
+    if found is None or not found[1].startswith("]" * brackets):
+        return None
+    after = found[1][brackets:].strip()
+    return found[0] if not after or after.startswith("#") else None
+
+
+def _dotted_key(text: str) -> tuple[list[str], str] | None:
+    """The dotted key at the start of `text`, as its parts, and the text after it."""
+    parts: list[str] = []
+    at = 0
+    while True:
+        match = _KEY_PART.match(text, at)
+        if match is None:
+            return None
+        part = match.group(1)
+        if part[0] in "\"'":
+            part = next(iter(tomllib.loads(f"{part} = 0")))
+        parts.append(part)
+        at = match.end()
+        if not text.startswith(".", at):
+            return parts, text[at:]
+        at += 1
+
+
+def _value(first: str, after: list[str]) -> tuple[Any, int]:
+    """The value that starts with `first` (the text after a key's `=`), and how many of the
+    lines `after` it goes on over; None if it never reads as TOML."""
+    text = first
+    for more in range(len(after) + 1):
+        try:
+            return tomllib.loads(f"v = {text}")["v"], more
+        except tomllib.TOMLDecodeError:
+            if more < len(after):
+                text += "\n" + after[more]
+    return None, 0
+
+
+def _note(lines: dict[str, int], path: list[str], number: int) -> None:
+    """Record `number` as the line of `path` and of each table above it not yet seen."""
+    for end in range(1, len(path) + 1):
+        lines.setdefault(".".join(path[:end]), number)
+
+
+def _note_inline(lines: dict[str, int], path: list[str], value: Any, number: int) -> None:
+    """Record the keys of an inline table (`pins = { 1 = 4, 2 = 17 }`) at its key's line."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _note(lines, [*path, key], number)
+            _note_inline(lines, [*path, key], inner, number)
+
+
 class _Reader:
     """Takes keys out of the parsed TOML, naming file, key and line on any error."""
 
     def __init__(self, path: Path, text: str) -> None:
         self.path = path
-        self.lines = text.splitlines()
+        self.lines = key_lines(text)
 
     def fail(self, key: str, problem: str) -> ConfigError:
         line = self._line_of(key)
@@ -201,19 +294,14 @@ class _Reader:
         return ConfigError(f"{where}: {key}: {problem}")
 
     def _line_of(self, key: str) -> int | None:
-        *tables, leaf = key.split(".")
-        section = ".".join(tables)
-        current = ""
-        for number, raw in enumerate(self.lines, 1):
-            stripped = raw.strip()
-            header = re.fullmatch(r"\[([^\]]+)\]", stripped)
-            if header:
-                current = header.group(1).strip()
-                if current == key:
-                    return number
-                continue
-            if current == section and re.match(rf'"?{re.escape(leaf)}"?\s*=', stripped):
-                return number
+        """The line that sets `key`; for a key the file leaves out (a required key), the
+        line of the nearest table that holds it."""
+        parts = key.split(".")
+        while parts:
+            line = self.lines.get(".".join(parts))
+            if line is not None:
+                return line
+            parts.pop()
         return None
 
     def section(self, data: Mapping[str, Any], name: str, allowed: set[str]) -> dict[str, Any]:
