@@ -104,40 +104,39 @@ def test_a_settled_flag_with_junk_is_refused(table: Table) -> None:
 
 
 def test_a_sensor_reading_with_junk_is_flagged_not_applied(table: Table) -> None:
+    """The lane reports every ball with its foul flag (controller/service.py): a fair ball's
+    `"foul": false` is what the ball goes without, and it counts (lines 4081-4095); a
+    reading with a key no ball takes waits for the operator."""
     async def play() -> None:
         await table.record("start", "operator", {"game": "ten-pins", "players": ["Ann"]})
+        fair = await table.reading({"type": "ball", "player": "Ann", "standing": [],
+                                    "foul": False}, "lane")
+        assert fair.kind == "event"
+        assert [r.kind for r in fair.rulings] == ["count", "strike"]
         change = await table.reading({"type": "ball", "player": "Ann", "standing": [],
                                       "speed": 17}, "lane")
         assert change.kind == "flag"
         assert "unknown key 'speed'" in change.body["why"]
-        fair = await table.reading({"type": "ball", "player": "Ann", "standing": [],
-                                    "foul": False}, "lane")
-        assert fair.kind == "flag"  # an open flag holds later readings for the operator
     asyncio.run(play())
 
 
-def test_a_lanes_fair_ball_says_foul_false_and_is_applied(table: Table) -> None:
-    """The lane reports every ball with its foul flag (controller/service.py): a fair ball's
-    `"foul": false` is what the ball goes without, and it counts (lines 4081-4095)."""
-    async def play() -> None:
-        await table.record("start", "operator", {"game": "ten-pins", "players": ["Ann"]})
-        change = await table.reading({"type": "ball", "player": "Ann", "standing": [],
-                                      "foul": False}, "lane")
-        assert change.kind == "event"
-        assert [r.kind for r in change.rulings] == ["count", "strike"]
-    asyncio.run(play())
-
-
-def test_an_old_log_with_an_unknown_key_still_replays(tmp_path: Path) -> None:
+def test_an_old_log_with_an_unknown_key_still_replays_but_takes_no_new_one(
+        tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     with SqliteEventLog(path) as event_log:
         event_log.append("start", "operator", {"game": "ten-pins", "players": ["Ann"]})
         event_log.append("event", "lane", {"event": {"type": "ball", "player": "Ann",
                                                      "standing": [], "speed": 17}})
     table = Table(SqliteEventLog(path), "old")
+
+    async def play() -> None:
+        with pytest.raises(Rejected, match="unknown key 'speed'"):
+            await table.record("event", "operator", {"event": {
+                "type": "ball", "player": "Ann", "standing": [], "speed": 17}})
     try:
         table.recover()
         view = table.view()
+        asyncio.run(play())
     finally:
         table.log.close()
     assert (view["seq"], view["status"]) == (2, "running")
