@@ -167,9 +167,14 @@ window.hoyleBilliards = (() => {
     return h.act(button, "POST", "/api/events", { event }, done);
   }
 
-  function picker(h, label, values, props) {
+  // A labelled select of `values`; with `prompt`, it starts on that empty choice instead
+  // (and, `required`, is not sent until a value is chosen): a ball picked for the referee
+  // (the cue ball, first on the table) would be a scratch he never declared.
+  function picker(h, label, values, props, prompt, words) {
+    const said = words || h.str;
     return h.el("label", { class: "field" }, label, h.el("select", props || {},
-      values.map((value) => h.el("option", { value: h.str(value), text: h.str(value) }))));
+      prompt ? h.el("option", { value: "", text: prompt }) : null,
+      values.map((value) => h.el("option", { value: h.str(value), text: said(value) }))));
   }
 
   // What the game waits on a player for, of the acts that name one: [fact, player, detail].
@@ -365,7 +370,7 @@ window.hoyleBilliards = (() => {
     }
     if (kinds.includes("pocket") && on.length) {
       // A ball the pockets did not report (two in one throat, a table without sensors).
-      const fellBall = picker(h, "Ball", on, { required: true });
+      const fellBall = picker(h, "Ball", on, { required: true }, "Which ball?");
       const fellPocket = picker(h, "Pocket", h.list(referee.pockets), { required: true });
       const button = h.el("button", { type: "submit", text: "Ball pocketed" });
       const form = h.el("form", { class: "op-section" }, h.el("h3", { text: "Pocketed" }),
@@ -380,7 +385,8 @@ window.hoyleBilliards = (() => {
       forms.push(form);
     }
     if (on.length) {
-      const offBall = picker(h, "Ball forced off the table", on);
+      const offBall = picker(h, "Ball forced off the table", on, { required: true },
+        "Which ball?");
       const button = h.el("button", { type: "submit", text: "Ball off" });
       const form = h.el("form", { class: "op-section" }, h.el("h3", { text: "Off the table" }),
         offBall, button);
@@ -478,13 +484,15 @@ window.hoyleBilliards = (() => {
     box.replaceChildren(h.el("h3", { text: "Referee" }), ...first, ...forms);
   }
 
-  // The referee's form for a ball the pockets reported without a name.
+  // The referee's form for a ball the pockets reported without a name: the ball is his to
+  // choose (the picker starts on none); a ball the reader named comes first, said so.
   function flagForm(h, flag, path, game) {
     const reading = h.isObject(flag.reading) ? flag.reading : {};
     const on = game && game.table ? h.list(game.table.on).map(h.str) : [];
-    const choices = reading.ball !== null && reading.ball !== undefined
-      ? [h.str(reading.ball), ...on.filter((b) => b !== h.str(reading.ball))] : on;
-    const which = picker(h, "Ball", choices, { required: true });
+    const read = reading.ball !== null && reading.ball !== undefined ? h.str(reading.ball) : "";
+    const choices = read ? [read, ...on.filter((b) => b !== read)] : on;
+    const which = picker(h, "Ball", choices, { required: true }, "Which ball?",
+      (b) => (b === read ? `${b} (as read)` : b));
     const reason = h.el("input", { type: "text", placeholder: "Why (kept in the log)",
       autocomplete: "off" });
     const confirm = h.el("button", { type: "submit", text: "This ball fell" });

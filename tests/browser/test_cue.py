@@ -33,6 +33,7 @@ from tests.browser.helpers import (
     still_marked,
     table_config,
     view,
+    wait_until,
 )
 
 pytestmark = pytest.mark.browser
@@ -129,6 +130,32 @@ def test_the_operator_names_an_unread_ball_and_opens_a_rulings_law(
     expect(law).to_be_hidden()
 
 
+def test_a_ball_the_pockets_could_not_name_is_not_sent_until_the_referee_chooses_one(
+        pool: Served, context: BrowserContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The simulated referee leaves the reads that come from now on to the page.
+    monkeypatch.setattr(cue_table, "REFEREE_WAIT", WAIT_MS / 1000)
+    now = view(pool)["seq"]
+    wait_until(lambda: view(pool)["flags"] and all(f["seq"] > now for f in view(pool)["flags"]),
+               "a ball the pockets could not name, read after the referee was told to wait")
+    page = open_page(context, pool)
+    sign_in(page)
+    form = page.locator("#flag-forms form.flag-form").first
+    ball = form.get_by_label("Ball")
+    expect(ball).to_have_value("")
+    expect(ball.locator("option").first).to_have_text("Which ball?")
+    form.get_by_role("button", name="This ball fell").click()
+    assert ball.evaluate("select => select.validity.valueMissing"), "no ball was asked for"
+    said(page, "Signed in as the operator.")  # nothing was sent
+    assert not [e for e in history(pool) if e["kind"] == "resolve" and e["source"] == "operator"
+                and e["seq"] > now], "a ball was named that the referee did not choose"
+    screenshot(page, "billiards-which-ball")
+    balls = [v for v in ball.locator("option").evaluate_all(
+        "options => options.map(o => o.value)") if v.isdigit()]
+    ball.select_option(balls[0])
+    form.get_by_role("button", name="This ball fell").click()
+    expect(page.locator("#op-message")).to_have_text("Ball named.")
+
+
 # -- the referee's controls, on a table nobody else plays -------------------------------------
 
 #: A phone held upright, for the check that the referee's controls fit it.
@@ -218,18 +245,44 @@ def test_the_referee_enters_a_ball_the_pockets_did_not_report_and_closes_the_str
     expect(ann.locator("td").first).to_have_text("9")
 
 
-def test_the_referee_records_each_private_number_drawn(
+def test_the_referees_ball_pickers_start_on_no_ball_and_send_nothing_until_one_is_chosen(
         quiet: Served, context: BrowserContext) -> None:
-    start(quiet, "kelly-rotation", ["Ann", "Bob"])
+    start(quiet, "fifteen-ball-pool", ["Ann", "Bob"])
+    page = referee(context, quiet)
+    for heading, label, button in (("Pocketed", "Ball", "Ball pocketed"),
+                                   ("Off the table", "Ball forced off the table", "Ball off")):
+        form = control(page, heading)
+        ball = form.get_by_label(label)
+        expect(ball).to_have_value("")
+        form.get_by_role("button", name=button).click()
+        assert ball.evaluate("select => select.validity.valueMissing"), f"{heading}: no ball asked"
+    said(page, "Signed in as the operator.")  # nothing was sent
+    assert not logged(quiet, "pocket") and not logged(quiet, "off")
+
+
+@pytest.mark.parametrize(("game", "low", "high", "ball"), [
+    # Kelly rotation: a bottle of fifteen balls, numbered one to fifteen (Hoyle 1940, lines
+    # 15728-15731).
+    ("kelly-rotation", 1, 15, "small ball"),
+    # Forty-one pool: private balls "generally numbered from 6 to 18" (lines 15208-15216).
+    ("forty-one-pool", 6, 18, "small numbered ball"),
+    # Pin pool: "each player receives a small numbered ball" (lines 15357-15360); the book
+    # gives no numbers, and the table takes 1 to 16 (engine/billiards/pin_pool.py).
+    ("pin-pool", 1, 16, "small numbered ball"),
+])
+def test_the_referee_records_each_private_number_drawn(
+        quiet: Served, context: BrowserContext, game: str, low: int, high: int,
+        ball: str) -> None:
+    start(quiet, game, ["Ann", "Bob"])
     page = referee(context, quiet)
     form = control(page, "Private number")
     expect(form.locator(".hint")).to_have_text(
-        "Waiting for Ann, Bob: the small ball drawn from the bottle.")
+        f"Waiting for Ann, Bob: the {ball} drawn from the bottle.")
     who = form.get_by_label("Player who drew")
     expect(who).to_have_value("Ann")
-    number = form.get_by_label("Number drawn (1\u201315)")
-    expect(number).to_have_attribute("min", "1")
-    expect(number).to_have_attribute("max", "15")
+    number = form.get_by_label(f"Number drawn ({low}\u2013{high})")
+    expect(number).to_have_attribute("min", str(low))
+    expect(number).to_have_attribute("max", str(high))
     number.fill("7")
     form.get_by_role("button", name="Draw private number").click()
     said(page, "Private number recorded.")
@@ -237,7 +290,7 @@ def test_the_referee_records_each_private_number_drawn(
     assert entry["body"]["event"] == {"type": "private", "player": "Ann", "number": 7}
     # The game now waits on Bob alone: he is chosen, and Ann's number is not left showing.
     expect(form.locator(".hint")).to_have_text(
-        "Waiting for Bob: the small ball drawn from the bottle.")
+        f"Waiting for Bob: the {ball} drawn from the bottle.")
     expect(who).to_have_value("Bob")
     expect(number).to_have_value("")
     assert view(quiet)["game"]["private_drawn"] == ["Ann"]
