@@ -18,7 +18,7 @@ from pathlib import Path
 
 from controller.adjudicate import TranscriptError, adjudicate
 from controller.auth import PIN_PATTERN, hash_pin, is_pin_hash
-from controller.config import Config, load_config
+from controller.config import Config, config_error, load_config
 from controller.errors import CannotServe, ConfigError
 from controller.writerlock import LogInUseError
 from engine.errors import UnknownGameError
@@ -133,9 +133,9 @@ def _serve(args: argparse.Namespace) -> int:
         return 0
     host = args.host or config.host
     if not is_pin_hash(config.operator_pin) and not _loopback(host):
-        raise ConfigError(f"{config.source}: table.operator_pin: a plain PIN only serves a "
-                          f"dashboard on this machine, not on {host}; set "
-                          "table.operator_pin_hash (make it with `hoyle pin-hash`)")
+        raise config_error(config, "table.operator_pin", "a plain PIN only serves a "
+                           f"dashboard on this machine, not on {host}; set "
+                           "table.operator_pin_hash (make it with `hoyle pin-hash`)")
     from controller.service import serve
 
     serve(config, host=host, port=args.port)

@@ -281,6 +281,17 @@ def _note_inline(lines: dict[str, int], path: list[str], value: Any, number: int
             _note_inline(lines, [*path, key], inner, number)
 
 
+def config_error(config: Config, key: str, problem: str) -> ConfigError:
+    """A `ConfigError` about `key` of a loaded config found wrong later (for what it is used
+    for), naming its file and line as the load's own errors do."""
+    path = Path(config.source)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ConfigError(f"{config.source}: {key}: {problem}")
+    return _Reader(path, text).fail(key, problem)
+
+
 class _Reader:
     """Takes keys out of the parsed TOML, naming file, key and line on any error."""
 

@@ -298,9 +298,12 @@ class TableState:
         if kind != "correct" or body.get("target") != blocked["seq"]:
             raise FoldError(f"the table needs the operator first: {blocked_words(blocked)}; "
                             f"void or correct log entry {blocked['seq']}")
-        if body.get("event") is not None and blocked["kind"] not in ("event", "resolve"):
+        event = body.get("event")
+        if event is not None and blocked["kind"] not in ("event", "resolve"):
             raise FoldError(f"log entry {blocked['seq']} is a {blocked['kind']!r} entry, not "
                             "an event: it can only be voided (a correction with no event)")
+        if event is not None and self.engine is not None:
+            parse_strictly(self.engine, event)
         scratch = TableState.restore(self.save())
         scratch.apply(self.seq + 1, kind, "check", body)
         if scratch.blocked is not None and scratch.blocked["seq"] == blocked["seq"]:

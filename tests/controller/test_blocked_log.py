@@ -175,3 +175,12 @@ def test_a_fold_that_fails_while_the_table_plays_stops_it_saying_why(
         assert change.view["why"].startswith("needs the operator: log entry 2 ")
         assert "a bug in the rules" in change.view["why"]
         assert log.last_seq() == 2, "the entry stays in the log, as the sensor saw it"
+
+
+def test_the_event_given_for_the_entry_is_read_strictly(client: TestClient) -> None:
+    answer = client.post("/api/corrections", headers=OPERATOR, json={
+        "target": 3, "event": {"type": "ball", "player": "Bob", "standing": [], "foull": True},
+        "reason": "the bowler was Bob"})
+    assert answer.status_code == 409
+    assert "unknown key 'foull'" in answer.json()["detail"]
+    assert helpers.view(client)["blocked"]["seq"] == 3

@@ -112,3 +112,14 @@ def test_transcript_from_stdin() -> None:
     done = hoyle("adjudicate", "ten-pins", "-", stdin="\n".join(map(json.dumps, lines)))
     result = json.loads(done.stdout)
     assert result["scores"] == {"Ann": 300} and result["winner"] == "Ann" and result["over"]
+
+
+def test_a_plain_pin_on_the_clubs_network_is_refused_naming_its_line(tmp_path: Path) -> None:
+    from tests.controller.helpers import write_config
+
+    config = write_config(tmp_path / "lane.toml", 'id = "lane-7"',
+                          '[dashboard]\nhost = "0.0.0.0"\n[lane]\nbackend = "fake"\n')
+    done = hoyle("serve", "--config", str(config))
+    assert done.returncode == 2
+    assert f"{config}, line 5: table.operator_pin: a plain PIN" in done.stderr, done.stderr
+    assert not (tmp_path / "lane-7.db").exists()
