@@ -10,7 +10,10 @@ on no hand but was dealt: it is not unexpected.)
 
 `CameraLook` keeps a check only once it has come out the same in `agree` looks in a row
 (hands move while a card is dealt), and only when it differs from the last one kept, so the
-log holds one note per change of what the camera can vouch for.
+log holds one note per change of what the camera can vouch for. A check that vouches for no
+card is news too once the last noted did (the cards it confirmed have left the table: a coup
+settled and gathered in): the table notes it, so that what the camera said of cards gone is
+not left standing over the next deal.
 
 >>> from vision.core import Observation
 >>> seen = [Observation("10H", (0, 0, 9, 9), 0.999), Observation("7S", (50, 0, 9, 9), 0.999),
@@ -47,9 +50,17 @@ class CameraCheck:
         """What the check vouches for: the cards confirmed and the cards unexpected."""
         return tuple(self.confirmed), tuple(self.unexpected)
 
+    def vouches(self) -> bool:
+        """Whether the check vouches for any card: one confirmed, or one unexpected."""
+        return bool(self.confirmed or self.unexpected)
+
     def text(self) -> str:
         """The check in words, for the dashboard's log."""
         on_table = len(self.confirmed) + len(self.not_seen)
+        if not self.vouches():
+            if not on_table:
+                return "The camera sees no card of the game on the table."
+            return f"The camera confirms none of the {on_table} cards on the table."
         said = f"The camera confirms {len(self.confirmed)} of the {on_table} cards on the table"
         if self.unexpected:
             said += (f"; it sees {', '.join(self.unexpected)}, which the shoe has not dealt in "

@@ -22,7 +22,9 @@ duplicated card makes the shuffler unavailable, which pauses the table with the 
 With a camera over the table, the cards it reads face up are held against the shoe's
 record every LOOK_EVERY seconds, and each settled change is noted (`camera check`): the
 cards it confirms, and any card it is sure of that the shoe has not dealt in this game
-(controller/card_camera.py). The camera never changes the record.
+(controller/card_camera.py); once those cards have left the table, a check that vouches
+for none, so that the view's `camera` no longer speaks for cards gone. The camera never
+changes the record.
 
 On the simulated table (`shoe.port = "sim"`) a simulated shoe speaks the same protocol
 on a pseudo-terminal, a simulated shuffler fills it with verified packs, the seated
@@ -288,10 +290,17 @@ class CardRunner(Runner):
                 game = started
                 look.forget()
             check = look.feed(check_cards(reads, hands, dealt, reader.threshold))
-            if check is not None and (check.confirmed or check.unexpected):
+            if check is not None and (check.vouches() or self._call(self._camera_vouched())):
                 self._call(self.table.record("note", "camera", {
                     "what": CAMERA_CHECK, **check.to_json(), "text": check.text(),
                     "vision": [read.to_json() for read in reads]}))
+
+    async def _camera_vouched(self) -> bool:
+        """Whether the camera's last check noted in this game vouches for a card: a check
+        that vouches for none is noted only then (its cards left the table), so an empty
+        table at a game's start is not noted at all."""
+        noted = self.table.state.camera
+        return bool(noted and (noted.get("confirmed") or noted.get("unexpected")))
 
     async def _cards(self) -> tuple[int | None, dict[str, list[str]], list[str]]:
         """The log entry that started the game (None: no game), its cards by hand, and every

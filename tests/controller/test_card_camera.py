@@ -31,6 +31,15 @@ def test_a_card_of_an_earlier_deal_not_yet_gathered_is_not_a_stranger() -> None:
     assert check.text() == "The camera confirms 1 of the 1 cards on the table."
 
 
+def test_a_check_that_vouches_for_no_card_says_so() -> None:
+    gathered = check_cards(seen(("QH", 1.0)), {"player": [], "banker": []}, ["QH"], 0.99)
+    assert not gathered.vouches()
+    assert gathered.text() == "The camera sees no card of the game on the table."
+    face_down = check_cards([], {"player": ["QH", "7C"]}, ["QH", "7C"], 0.99)
+    assert face_down.text() == "The camera confirms none of the 2 cards on the table."
+    assert check_cards(seen(("KS", 1.0)), {}, [], 0.99).vouches()  # a stranger is news
+
+
 def test_copies_of_a_card_from_a_shoe_of_several_packs_are_counted_each() -> None:
     check = check_cards(seen(("8D", 1.0), ("8D", 1.0), ("8D", 1.0)),
                         {"left": ["8D"], "right": ["8D"]}, ["8D", "8D"], 0.99)

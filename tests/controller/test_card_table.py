@@ -96,6 +96,34 @@ kind = "none"
         assert all(surest[code] >= 0.9989 for code in note["body"]["confirmed"]), surest
 
 
+@needs_decks
+def test_what_the_camera_said_of_a_coups_cards_is_withdrawn_once_they_leave_the_table(
+        tmp_path: Path) -> None:
+    config = helpers.write_config(tmp_path / "cards.toml", 'id = "cards-5"\ngame = "baccara"',
+                                  """[shoe]
+port = "sim"
+[sim]
+pace = 0.5
+players = ["Ann", "Bob"]
+[camera]
+agree = 1
+[scoreboard]
+kind = "none"
+""")
+    built = build(load_config(config))
+    with TestClient(built.app) as client:
+        def camera_notes() -> list[dict[str, Any]]:
+            return [e for e in client.get("/api/history").json()
+                    if e["kind"] == "note" and e["source"] == "camera"]
+        said = wait_for(lambda: next((e for e in camera_notes() if e["body"]["confirmed"]),
+                                     None))
+        # The coup settles and its cards are gathered in: the camera no longer vouches.
+        withdrawn = wait_for(lambda: next((e for e in camera_notes() if e["seq"] > said["seq"]
+                                           and not e["body"]["confirmed"]), None))
+        assert withdrawn["body"]["unexpected"] == []
+        assert withdrawn["body"]["text"] == "The camera sees no card of the game on the table."
+
+
 @pytest.fixture
 def shoe() -> Iterator[FakeShoe]:
     with FakeShoe(["QH", "7C", "2D", "9S"], seed=3) as fake:
