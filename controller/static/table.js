@@ -38,6 +38,7 @@
     upShown: "",
     turnShown: "",
     gamesLoaded: false,
+    kind: "",
     operator: false,
     csrf: "",
     historySeq: 0,
@@ -85,11 +86,13 @@
   };
   const joinNames = (names) =>
     names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  const currentGame = () => (state.view && isObject(state.view.game) ? state.view.game : null);
 
   // ---- rendering ---------------------------------------------------------------------
 
-  // What dice.js is given to build with: the one set of DOM helpers of the page.
-  const helpers = () => ({ $, el, svg, list, str, isObject, act, say });
+  // What the family views and words.js are given to build with: the one set of helpers of
+  // the page.
+  const helpers = () => ({ $, el, svg, list, str, isObject, words, joinNames, act, say });
 
   function render(view) {
     state.view = view;
@@ -109,6 +112,15 @@
     followHistory(view, game);
     renderDevices(list(view.devices));
     renderOperator(view, game);
+    renderKind(str(view.kind));
+  }
+
+  // The operator's panel holds the table's own acts: a dead ball is a lane's, and a lane
+  // has bowlers where the other tables have players.
+  function renderKind(kind) {
+    state.kind = kind;
+    $("dead-ball").hidden = kind !== "lane";
+    $("players-label").textContent = `${kind === "lane" ? "Bowlers" : "Players"}, one per line`;
   }
 
   function renderHeader(view, game) {
@@ -264,21 +276,24 @@
     }
   }
 
-  // On a phone the sheet scrolls sideways; bring the frame being bowled into view when the
-  // turn changes, and otherwise leave the scroll where the reader put it.
+  // On a phone the frames scroll sideways between the names and the totals, which stay in
+  // sight; bring the frame being bowled into view when the turn changes, and otherwise
+  // leave the scroll where the reader put it.
   function revealCurrentFrame(table) {
     const cell = table.querySelector("td.current");
     const scroller = table.parentElement;
     if (!cell || !scroller) return;
     const name = table.querySelector("tbody .name-col");
+    const total = table.querySelector("tbody .total-col");
     const covered = name ? name.offsetWidth : 0;
+    const shown = scroller.clientWidth - (total ? total.offsetWidth : 0);
     const left = cell.offsetLeft - covered;
     const right = cell.offsetLeft + cell.offsetWidth;
-    if (left < scroller.scrollLeft || right > scroller.scrollLeft + scroller.clientWidth) {
+    if (left < scroller.scrollLeft || right > scroller.scrollLeft + shown) {
       // Keep the frame before in sight too: its total often waits on this one.
       const before = cell.previousElementSibling;
       const from = before && before.matches("td.frame") ? before.offsetLeft - covered : left;
-      scroller.scrollLeft = Math.max(0, Math.min(left, Math.max(from, right - scroller.clientWidth)));
+      scroller.scrollLeft = Math.max(0, Math.min(left, Math.max(from, right - shown)));
     }
   }
 
@@ -380,47 +395,9 @@
 
   // ---- history -----------------------------------------------------------------------
 
-  function eventWords(event) {
-    if (!isObject(event)) return "nothing";
-    // A private number drawn: the table sends the number only to the operator until the
-    // game is over; everyone else is told who drew ("hidden": true), not what.
-    if (event.type === "private") {
-      return event.hidden === true || event.number === undefined
-        ? `${str(event.player)} drew a private number`
-        : `${str(event.player)} drew private number ${str(event.number)}`;
-    }
-    const parts = Object.entries(event).filter(([key]) => key !== "type").map(([key, value]) =>
-      `${key.replace(/_/g, " ")} ${Array.isArray(value) ? `[${value.join(", ")}]`
-        : isObject(value) ? JSON.stringify(value) : str(value)}`);
-    return `${words(event.type)}${parts.length ? ` (${parts.join(", ")})` : ""}`;
-  }
-
+  // The entry in words (words.js), read with the game on the page.
   function describeEntry(entry) {
-    const body = isObject(entry.body) ? entry.body : {};
-    const reason = body.reason ? ` · why: ${str(body.reason)}` : "";
-    const by = entry.source ? ` · by ${str(entry.source)}` : "";
-    switch (entry.kind) {
-      case "start":
-        return `Game started: ${str(body.game)} for ${joinNames(list(body.players).map(str))}${by}`;
-      case "event":
-        return `${eventWords(body.event)}${by}`;
-      case "flag":
-        return `Read held for the operator: ${str(body.why)}: ${eventWords(body.reading)}${by}`;
-      case "resolve":
-        return `${body.event ? `Read #${str(body.flag)} confirmed as ${eventWords(body.event)}`
-          : `Read #${str(body.flag)} voided`}${by}${reason}`;
-      case "correct":
-        return `${body.event ? `Entry #${str(body.target)} corrected to ${eventWords(body.event)}`
-          : `Entry #${str(body.target)} voided`}${by}${reason}`;
-      case "device":
-        return `${str(body.device)} ${str(body.state)}${body.detail ? `: ${str(body.detail)}` : ""}`;
-      case "abandon":
-        return `Game abandoned${by}${reason}`;
-      case "note":
-        return `${str(body.text || body.what)}${by}`;
-      default:
-        return `${words(entry.kind)}${by}`;
-    }
+    return window.hoyleWords.entry(helpers(), entry, currentGame());
   }
 
   // Each view newer than the history fetches the entries after the last one seen, so the
@@ -519,7 +496,8 @@
     const select = $("correct-target");
     const keep = select.value;
     select.replaceChildren(...events.map(([seq, event]) =>
-      el("option", { value: String(seq), text: `#${seq} ${eventWords(event)}` })));
+      el("option", { value: String(seq),
+        text: `#${seq} ${window.hoyleWords.event(helpers(), event, [], currentGame())}` })));
     if (events.some(([seq]) => String(seq) === keep)) select.value = keep;
     fillCorrection();
   }
@@ -825,7 +803,8 @@
         if (!families.has(family)) families.set(family, []);
         families.get(family).push(game);
       }
-      // The family being played comes first: a lane does not switch to cards.
+      // The games come as the table serves them (its own kind's); the family being played
+      // comes first (a cue table serves carom and pocket games).
       const order = [...families.keys()].sort((a, b) =>
         Number(current && b === current.family) - Number(current && a === current.family)
         || a.localeCompare(b));
@@ -992,7 +971,7 @@
         return;
       }
       if (!players.length) {
-        say("Name at least one bowler.", false);
+        say(`Name at least one ${state.kind === "lane" ? "bowler" : "player"}.`, false);
         return;
       }
       await act(event.submitter || $("new-game").querySelector("button"), "POST", "/api/game",

@@ -8,6 +8,7 @@ thread of this process, stopped when the module is done.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import time
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from controller.config import load_config
 from controller.service import build
@@ -131,6 +132,11 @@ def screenshot(page: Page, family: str) -> None:
     page.screenshot(path=str(path), full_page=True)
     SAVED.append(path)
     print(f"screenshot of the {family} page: {path}")
+
+
+def history_line(page: Page, seq: int) -> Locator:
+    """The page's History line of log entry `seq` ("#12 Ann: strike · by sensor:lane")."""
+    return page.locator("#history .history-text").filter(has_text=re.compile(rf"^#{seq} "))
 
 
 def history(served: Served, *, operator: bool = False) -> list[dict[str, Any]]:

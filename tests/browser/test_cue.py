@@ -112,8 +112,8 @@ def test_the_operator_names_an_unread_ball_and_opens_a_rulings_law(
     event = resolve["body"]["event"]
     assert resolve["body"]["reason"] == REASON
     expect(page.locator("#history")).to_contain_text(
-        f"Read #{resolve['body']['flag']} confirmed as Pocket (ball {event['ball']}, pocket "
-        f"{event['pocket']}) · by operator · why: {REASON}")
+        f"Read #{resolve['body']['flag']} confirmed as {event['ball']}-ball in the "
+        f"{event['pocket'].replace('-', ' ')} pocket · by operator · why: {REASON}")
 
     ruling = page.locator("#rulings button.ruling").first
     expect(ruling).to_be_visible(timeout=WAIT_MS)

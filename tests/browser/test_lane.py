@@ -12,10 +12,12 @@ import pytest
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from controller import service as lane_service
+from controller.kinds import games_for
 from tests.browser.helpers import (
     WAIT_MS,
     Served,
     history,
+    history_line,
     mark_page,
     open_page,
     screenshot,
@@ -66,6 +68,49 @@ def test_a_spectator_sees_the_sheet_fill_in_without_reloading(
     assert still_marked(page), "the page reloaded to show the new ball"
     expect(page.locator("#link")).to_have_text("Live")
     screenshot(page, "bowling")
+
+
+def test_the_lanes_operator_panel_has_the_dead_ball_and_the_bowling_games(
+        lane: Served, context: BrowserContext) -> None:
+    page = open_page(context, lane)
+    sign_in(page)
+    expect(page.locator("#operator-controls").get_by_role("heading", name="Dead ball")) \
+        .to_be_visible()
+    expect(page.locator("#dead-ball").get_by_label("Bowler")).to_be_visible()
+    expect(page.get_by_label("Bowlers, one per line")).to_be_visible()
+    options = page.locator("#game-picker option")
+    expect(options.first).to_be_attached()
+    shown = options.evaluate_all("options => options.map((option) => option.value)")
+    assert sorted(shown) == sorted(game.id for game in games_for("lane"))
+    screenshot(page, "bowling-operator")
+
+
+#: Where the first bowler's total is on a phone once the sheet is scrolled back to the first
+#: frame, as a reader would: its box and whether it is what shows at its middle.
+TOTAL_SHOWN = """() => {
+  const scroller = document.querySelector(".sheet-scroll");
+  scroller.scrollIntoView({ block: "center" });
+  scroller.scrollLeft = 0;
+  const cell = document.querySelector("#sheet tbody td.total-col");
+  const box = cell.getBoundingClientRect();
+  const seen = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  return { left: box.left, right: box.right, width: window.innerWidth,
+    shown: seen !== null && cell.contains(seen),
+    sideways: document.documentElement.scrollWidth > window.innerWidth };
+}"""
+
+
+def test_a_phone_shows_each_bowlers_total_beside_the_first_frames(
+        lane: Served, context: BrowserContext) -> None:
+    page = open_page(context, lane)
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(page.locator("#sheet tbody td.total-col").first).to_be_attached()
+    total = page.evaluate(TOTAL_SHOWN)
+    assert total["left"] >= 0 and total["right"] <= total["width"], total
+    assert total["shown"], "something covers the total"
+    assert not total["sideways"], "the page scrolls sideways"
+    expect(page.locator("#sheet thead th.total-col")).to_be_in_viewport()
+    screenshot(page, "bowling-phone")
 
 
 #: Balls a game may have logged when a test picks one of them: the game (some 35 balls, a
@@ -126,6 +171,37 @@ def open_frame(served: Served) -> tuple[Ball, int] | None:
                  if 0 < len(frame[0][1]["standing"]) < 10), None)
 
 
+def strike_and_open_ball(served: Served) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """A strike's entry and the entry of a ball that felled pins and left some, of a young
+    game (so it is still the page's game); None until the game has both."""
+    entries = [e for e in history(served) if e["kind"] == "event"
+               and e["body"]["event"]["type"] == "ball"]
+    if len(entries) > YOUNG:
+        return None
+    strike = next((e for e in entries if any(r["kind"] == "strike" for r in e["rulings"])),
+                  None)
+    felled = next((e for e in entries if e["body"]["event"]["standing"] and any(
+        r["kind"] == "count" and r["amount"] for r in e["rulings"])), None)
+    return (strike, felled) if strike and felled else None
+
+
+def test_the_history_says_each_ball_as_the_bowlers_say_it(
+        lane: Served, context: BrowserContext) -> None:
+    strike, felled = wait_until(lambda: strike_and_open_ball(lane),
+                                "a strike and a ball that left pins")
+    page = open_page(context, lane)
+    ball = strike["body"]["event"]
+    expect(history_line(page, strike["seq"])).to_have_text(
+        f"#{strike['seq']} {ball['player']}: strike · by {strike['source']}")
+    ball = felled["body"]["event"]
+    [count] = [r["amount"] for r in felled["rulings"] if r["kind"] == "count"]
+    standing = sorted(ball["standing"])
+    pins = "pin" if len(standing) == 1 else "pins"
+    expect(history_line(page, felled["seq"])).to_have_text(
+        f"#{felled['seq']} {ball['player']}: {count} down, {len(standing)} standing ({pins} "
+        f"{', '.join(map(str, standing))}) · by {felled['source']}")
+
+
 def field(page: Page, label: str) -> Locator:
     """The correction form's input for the event's field `label`."""
     return page.locator("#correct-fields").get_by_label(label, exact=True)
@@ -160,9 +236,8 @@ def test_the_operator_corrects_a_ball_and_the_history_keeps_who_and_why(
     expect(row.locator("td.frame").nth(frame - 1)).to_have_attribute(
         "aria-label", re.compile(rf"^Frame {frame}: no pins, "))
     expect(page.locator("#history")).to_contain_text(
-        f"Entry #{seq} corrected to Ball (player {ball['player']}, standing "
-        f"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], foul false) · by operator Mary Ellis · why: "
-        f"{reason}")
+        f"Entry #{seq} replaced: {ball['player']}: 10 standing (pins 1, 2, 3, 4, 5, 6, 7, 8, "
+        f"9, 10) · by operator Mary Ellis · why: {reason}")
     kept = history(lane)
     assert next(e for e in kept if e["seq"] == seq) == entry, \
         "the corrected entry was edited in place"

@@ -12,8 +12,9 @@ import pytest
 
 STATIC = Path(__file__).resolve().parents[2] / "controller" / "static"
 HTML = (STATIC / "table.html").read_text(encoding="utf-8")
-#: The page's scripts, in the order it loads them: each family's view, then the page itself.
-SCRIPTS = ("dice.js", "cards.js", "billiards.js", "table.js")
+#: The page's scripts, in the order it loads them: each family's view, the history's words,
+#: then the page itself.
+SCRIPTS = ("dice.js", "cards.js", "billiards.js", "words.js", "table.js")
 JS = "\n".join((STATIC / name).read_text(encoding="utf-8") for name in SCRIPTS)
 CSS = (STATIC / "table.css").read_text(encoding="utf-8")
 
