@@ -113,6 +113,21 @@
     renderDevices(list(view.devices));
     renderOperator(view, game);
     renderKind(str(view.kind));
+    renderBlocked(view);
+  }
+
+  // An entry the rules cannot rule stops the table: the page says so where it says "Live",
+  // and the operator's panel offers to void it.
+  function renderBlocked(view) {
+    const blocked = isObject(view.blocked) ? view.blocked : null;
+    if (state.socket) {
+      setLink(blocked ? "blocked" : "live", blocked ? "Stopped: needs the operator" : "Live");
+    }
+    $("blocked").hidden = !blocked;
+    if (!blocked) return;
+    $("blocked-text").textContent = str(view.why);
+    $("blocked").dataset.seq = str(blocked.seq);
+    $("blocked-void").textContent = `Void entry #${str(blocked.seq)}`;
   }
 
   // The operator's panel holds the table's own acts: a dead ball is a lane's, and a lane
@@ -661,7 +676,7 @@
     const link = $("link");
     link.className = `link link-${mode}`;
     link.textContent = text;
-    document.body.classList.toggle("stale", mode !== "live");
+    document.body.classList.toggle("stale", mode !== "live" && mode !== "blocked");
   }
 
   function connect() {
@@ -688,7 +703,6 @@
       }
       if (!isObject(view)) return;
       state.attempt = 0;
-      setLink("live", "Live");
       try {
         render(view);
       } catch (err) {
@@ -1013,6 +1027,21 @@
         $("correct-reason").value = "";
       }
     });
+    $("blocked").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const reason = $("blocked-reason").value.trim();
+      if (!reason) {
+        say("Give a reason: it is kept in the log with the void.", false);
+        $("blocked-reason").focus();
+        return;
+      }
+      const target = Number($("blocked").dataset.seq);
+      if (await act($("blocked-void"), "POST", "/api/corrections",
+        { target, event: null, reason }, `Entry #${target} voided.`)) {
+        $("blocked-reason").value = "";
+      }
+    });
+
     $("dead-ball").addEventListener("submit", async (event) => {
       event.preventDefault();
       const player = $("dead-ball-player").value;
