@@ -5,17 +5,17 @@ Spectators read (`GET`, the WebSocket, which takes no commands); a read by the o
 which spectators see only once the game is over (controller/privacy.py). Every route that
 changes anything needs the operator: a session opened at `POST /api/session` with the
 PIN (an HttpOnly cookie, plus its CSRF token in the `X-CSRF-Token` header), or, for
-scripts, the PIN itself in the `X-Operator-Pin` header. Wrong PINs are rate-limited per
-client address. Errors come back as JSON `{"detail": "..."}`: 401 no or wrong
-credential, 403 no or wrong CSRF token, 404 no such thing, 409 a change the rules
-refuse, 413 a body over `MAX_BODY`, 422 bad input, 429 locked out (see Retry-After).
-docs/dashboard.md lists the routes.
+scripts, the PIN itself in the `X-Operator-Pin` header, checked before the body is read
+(a stranger learns nothing of a route's fields). Wrong PINs are rate-limited per client
+address. Errors come back as JSON `{"detail": "..."}`: 401 no or wrong credential, 403 no
+or wrong CSRF token, 404 no such thing, 409 a change the rules refuse, 413 a body over
+`MAX_BODY`, 422 bad input (`detail` lists each place wrong, controller/api_input.py),
+429 locked out (see Retry-After). docs/dashboard.md lists the routes.
 """
 
 import asyncio
 import contextlib
 import hmac
-import json
 import logging
 import math
 import time
@@ -40,13 +40,15 @@ from fastapi import (
 )
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from controller.api_input import BodyModel, api_app, checked_first
 from controller.auth import PinCheck, Sessions, Throttle
 from controller.bus import Change
 from controller.dice_audit import audit, sessions
 from controller.errors import Rejected
+from controller.kinds import games_for
 from controller.privacy import Disclosure, public_entry
 from controller.table import Table, replay_entries
 from engine.core import JSON
@@ -63,6 +65,8 @@ MAX_BODY = 64 * 1024
 SESSION_COOKIE = "hoyle_session"
 CSRF_HEADER = "X-CSRF-Token"
 PIN_HEADER = "X-Operator-Pin"
+#: Where a request keeps who was found acting, once checked (`scope` is the request's own).
+ACTOR = "hoyle.operator"
 #: The most log entries a ruling's detail lists before it (the game's latest ones).
 LED_TO_IT = 200
 #: Log sequence numbers, as SQLite can hold them.
@@ -71,7 +75,7 @@ Name = Annotated[str, Field(min_length=1, max_length=40)]
 Reason = Annotated[str, Field(min_length=1, max_length=500)]
 
 
-class SignIn(BaseModel):
+class SignIn(BodyModel):
     pin: str = Field(min_length=1, max_length=64)
     name: str | None = Field(default=None, max_length=40, description=(
         "Who is signing in: each entry they make is logged as by \"operator <name>\" "
@@ -87,17 +91,17 @@ class SignIn(BaseModel):
         return " ".join(name.split())
 
 
-class StartGame(BaseModel):
+class StartGame(BodyModel):
     game: str = Field(min_length=1, max_length=60)
     players: list[Name] = Field(min_length=1, max_length=12)
     options: dict[str, Any] = Field(default_factory=dict)
 
 
-class DeadBall(BaseModel):
+class DeadBall(BodyModel):
     player: Name
 
 
-class Resolve(BaseModel):
+class Resolve(BodyModel):
     standing: list[int] | None = Field(default=None, max_length=10)
     dice: list[int] | None = Field(default=None, min_length=1, max_length=9)
     to: str | None = Field(default=None, min_length=1, max_length=40)
@@ -108,17 +112,17 @@ class Resolve(BaseModel):
     reason: Reason
 
 
-class TableEvent(BaseModel):
+class TableEvent(BodyModel):
     event: dict[str, Any]
 
 
-class Correct(BaseModel):
+class Correct(BodyModel):
     target: int = Field(ge=1, le=2**62)
     event: dict[str, Any] | None = None
     reason: Reason
 
 
-class Abandon(BaseModel):
+class Abandon(BodyModel):
     reason: Reason
 
 
@@ -194,7 +198,7 @@ def create_app(table: Table, operator_pin: str, *,
             if lifespan_hooks:
                 await _maybe_await(lifespan_hooks[1]())
 
-    app = FastAPI(title="Hoyle table controller", version="0.1.0", lifespan=lifespan)
+    app = api_app("Hoyle table controller", lifespan)
     app.add_middleware(BodyLimit)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -212,6 +216,30 @@ def create_app(table: Table, operator_pin: str, *,
         throttle.failed(client)
         raise HTTPException(401, "wrong PIN")
 
+    async def identify(request: Request) -> str:
+        """Who is acting: the operator, by the session and its CSRF token, or by the PIN;
+        checked once a request (the route checks it before it reads the body)."""
+        if ACTOR not in request.scope:
+            request.scope[ACTOR] = await acting(request)
+        return str(request.scope[ACTOR])
+
+    async def acting(request: Request) -> str:
+        pin = request.headers.get(PIN_HEADER)
+        if pin is not None:
+            # A browser cannot send this header to another site's table without that
+            # table's consent (CORS), so it needs no CSRF token.
+            await check_pin(request, pin)
+            return "operator"
+        session = signed_in.get(request.cookies.get(SESSION_COOKIE))
+        if session is None:
+            raise HTTPException(401, "sign in as the operator first (POST /api/session "
+                                "with the PIN)")
+        csrf = request.headers.get(CSRF_HEADER)
+        if csrf is None or not _same(csrf, session.csrf):
+            raise HTTPException(403, f"the {CSRF_HEADER} header is missing or wrong for "
+                                "this session: reload the page")
+        return "operator" if session.name is None else f"operator {session.name}"
+
     async def operator(
             request: Request,
             x_operator_pin: Annotated[str | None, Header(
@@ -220,22 +248,12 @@ def create_app(table: Table, operator_pin: str, *,
             x_csrf_token: Annotated[str | None, Header(
                 description="The session's CSRF token (GET /api/session gives it)",
             )] = None) -> str:
-        """Who is acting: the operator, by the session and its CSRF token, or by the PIN."""
-        if x_operator_pin is not None:
-            # A browser cannot send this header to another site's table without that
-            # table's consent (CORS), so it needs no CSRF token.
-            await check_pin(request, x_operator_pin)
-            return "operator"
-        session = signed_in.get(request.cookies.get(SESSION_COOKIE))
-        if session is None:
-            raise HTTPException(401, "sign in as the operator first (POST /api/session "
-                                "with the PIN)")
-        if x_csrf_token is None or not _same(x_csrf_token, session.csrf):
-            raise HTTPException(403, f"the {CSRF_HEADER} header is missing or wrong for "
-                                "this session: reload the page")
-        return "operator" if session.name is None else f"operator {session.name}"
+        """The operator's credential, as `identify` reads it: the headers are named here
+        for `/openapi.json`."""
+        return await identify(request)
 
     Operator = Annotated[str, Depends(operator)]
+    app.router.route_class = checked_first(operator, identify)
 
     async def reader(
             request: Request, response: Response,
@@ -259,10 +277,6 @@ def create_app(table: Table, operator_pin: str, *,
     Reader = Annotated[bool, Depends(reader)]
 
     async def record(kind: str, source: str, body: JSON) -> JSON:
-        try:
-            json.dumps(body, allow_nan=False)
-        except ValueError:
-            raise HTTPException(422, "numbers must be finite (no NaN or Infinity)") from None
         try:
             change = await table.record(kind, source, body)
         except Rejected as error:
@@ -312,8 +326,10 @@ def create_app(table: Table, operator_pin: str, *,
 
     @app.get("/api/games")
     async def games() -> list[JSON]:
-        """Every game the table can rule."""
-        return [g.describe() for g in all_games()]
+        """Every game this table can serve: its kind's (a lane's bowling games...), or
+        every game the controller rules for a table of no kind."""
+        served = all_games() if table.kind is None else games_for(table.kind)
+        return [g.describe() for g in served]
 
     @app.get("/api/history")
     async def history(is_operator: Reader,

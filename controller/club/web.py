@@ -19,6 +19,7 @@ from typing import Final
 from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse
 
+from controller.api_input import api_app
 from controller.club.discovery import score_line
 from controller.club.view import ClubView
 from controller.logentry import LogEntry
@@ -77,7 +78,7 @@ def create_club_app(view: ClubView) -> FastAPI:
         finally:
             await view.close()
 
-    app = FastAPI(title="Hoyle club view", version="0.1.0", lifespan=lifespan)
+    app = api_app("Hoyle club view", lifespan)
 
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:

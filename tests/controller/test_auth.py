@@ -41,6 +41,10 @@ BODIES: dict[str, dict[str, Any] | None] = {
     "/api/abandon": {"reason": "the lane broke"},
 }
 
+#: Bodies no route can take, however its fields are named.
+UNREADABLE = [b"reason=x", b"", b'{"reason": "\xff"}', b"[" * 10_000 + b"]" * 10_000,
+              b'{"reason": NaN}', b'{"reason": 5}', b'{"reason": "x", "reson": "x"}']
+
 
 class Clock:
     """A clock the test moves by hand: lock-outs and sessions end without waiting."""
@@ -324,3 +328,68 @@ def test_oversize_bodies_get_413_declared_or_streamed(client: TestClient,
 
 def _json(body: dict[str, Any]) -> bytes:
     return json.dumps(body).encode()
+
+
+def test_a_stranger_is_refused_whatever_the_body_and_learns_none_of_its_fields(
+        client: TestClient, table: Table) -> None:
+    before = table.log.last_seq()
+    for method, path in changing_routes(client):
+        if path == SIGN_IN:
+            continue
+        url = path.replace("{seq}", str(before))
+        for body in UNREADABLE:
+            refused = client.request(method, url, content=body,
+                                     headers={"Content-Type": "application/json"})
+            assert refused.status_code == 401, (path, body[:20], refused.text)
+            assert "sign in" in refused.json()["detail"]
+        sign_in(client)
+        for body in UNREADABLE:
+            forged = client.request(method, url, content=body, headers={
+                CSRF_HEADER: "forged", "Content-Type": "application/json"})
+            assert forged.status_code == 403, (path, body[:20], forged.text)
+        client.cookies.clear()
+    assert table.log.last_seq() == before
+
+
+@pytest.mark.parametrize(("path", "body", "loc"), [
+    ("/api/session", b'{"pin": NaN}', ["body", "pin"]),
+    ("/api/session", b'{"pin": "4821", "nmae": "Mary"}', ["body", "nmae"]),
+    ("/api/abandon", b'{"reason": NaN}', ["body", "reason"]),
+    ("/api/abandon", b'{"reason": "x", "reson": "the lane broke"}', ["body", "reson"]),
+    ("/api/abandon", b'{"reason": "\\ud800"}', ["body", "reason"]),
+    ("/api/abandon", b'{"reason": "\xff"}', ["body"]),
+    ("/api/abandon", b"reason=x", ["body"]),
+    ("/api/abandon", b"", ["body"]),
+    ("/api/dead-ball", b'{"player": Infinity}', ["body", "player"]),
+    ("/api/dead-ball", b'{"player": "Ann", "ball": 2}', ["body", "ball"]),
+    ("/api/game", b'{"game": "ten-pins", "players": [NaN]}', ["body", "players", 0]),
+    ("/api/game", b'{"game": "ten-pins", "players": ["Ann"], "option": {}}', ["body", "option"]),
+    ("/api/game", b'{"game": "ten-pins", "players": ["Ann"], "options": {"foul_penalty": '
+     + str(2**64).encode() + b"}}", ["body", "options", "foul_penalty"]),
+    ("/api/flags/{flag}/resolve", b'{"standing": [-Infinity], "reason": "x"}',
+     ["body", "standing", 0]),
+    ("/api/flags/{flag}/resolve", b'{"standing": [7], "reason": "x", "fowl": true}',
+     ["body", "fowl"]),
+    ("/api/corrections", b'{"target": 1e400, "reason": "x"}', ["body", "target"]),
+    ("/api/corrections", b'{"target": 1' + b"0" * 5000 + b', "reason": "x"}', ["body"]),
+    ("/api/corrections", b'{"target": 2, "reason": "x", "evnt": null}', ["body", "evnt"]),
+    ("/api/events", b'{"event": {"type": "bet", "amount": NaN}}', ["body", "event", "amount"]),
+    ("/api/events", b'{"event": ' + b"[" * 10_000 + b"]" * 10_000 + b"}", ["body"]),
+    ("/api/events", b'{"event": {"type": "dead_ball"}, "events": []}', ["body", "events"]),
+])
+def test_what_json_cannot_hold_or_a_route_does_not_take_is_refused_naming_where(
+        client: TestClient, table: Table, path: str, body: bytes, loc: list[str | int]) -> None:
+    csrf = sign_in(client)
+    before = table.log.last_seq()
+    flag = table.view()["flags"][0]["seq"]
+    refused = client.post(path.replace("{flag}", str(flag)), content=body,
+                          headers={**csrf, "Content-Type": "application/json"})
+    assert refused.status_code == 422, refused.text
+    detail = json.loads(refused.text, parse_constant=_no_constant)["detail"]
+    assert detail[0]["loc"] == loc and detail[0]["msg"]
+    assert all("input" not in error for error in detail), "the input is not sent back"
+    assert table.log.last_seq() == before
+
+
+def _no_constant(name: str) -> None:
+    raise AssertionError(f"the answer holds {name}, which is not JSON")

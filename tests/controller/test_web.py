@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+from controller.club.settings import MqttConfig
+from controller.club.store import SqliteClubStore
+from controller.club.view import ClubView
+from controller.club.web import create_club_app
+from controller.config import load_config
 from controller.eventlog import SqliteEventLog
+from controller.kinds import kind_of_game
+from controller.service import build
 from controller.table import Table
-from controller.web import CSRF_HEADER, create_app
+from controller.web import CSRF_HEADER, PIN_HEADER, create_app
 
 PIN = "4821"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.fixture
@@ -182,3 +191,42 @@ def test_a_rulings_law_quotes_the_seed_book_when_it_is_at_hand(table: Table,
     strike = next(r for r in detail["rulings"] if r["kind"] == "strike")
     assert strike["law"]["text"].startswith(f"line {first} of the book")
     assert strike["law"]["text"].endswith(f"line {last} of the book")
+
+
+@pytest.mark.parametrize(("config", "kind", "served", "other", "words"), [
+    ("lane.toml", "lane", "ten-pins", "craps-bank", ("a dice table", "a bowling lane")),
+    ("cards.toml", "cards", "baccara", "ten-pins", ("a bowling lane", "a card table")),
+])
+def test_a_table_offers_and_starts_only_its_own_kinds_games(
+        tmp_path: Path, client: TestClient, config: str, kind: str, served: str, other: str,
+        words: tuple[str, str]) -> None:
+    every = {game["id"] for game in client.get("/api/games").json()}
+    assert {served, other} <= every, "a table of no kind (the tests') offers every game"
+    service = build(dataclasses.replace(load_config(EXAMPLES / config), data_dir=tmp_path,
+                                        operator_pin=PIN))
+    try:
+        client = TestClient(service.app)
+        offered = [game["id"] for game in client.get("/api/games").json()]
+        assert served in offered and other not in offered
+        assert {kind_of_game(game) for game in offered} == {kind}
+        before = service.table.log.last_seq()
+        refused = client.post("/api/game", json={"game": other, "players": ["Ann"]},
+                              headers={PIN_HEADER: PIN})
+        assert refused.status_code == 409
+        assert other in refused.json()["detail"]
+        assert all(word in refused.json()["detail"] for word in words)
+        assert service.table.log.last_seq() == before
+        assert client.get("/api/view").json()["game"] is None
+    finally:
+        service.table.log.close()
+
+
+def test_no_page_needs_the_internet_and_the_api_describes_itself(
+        client: TestClient, tmp_path: Path) -> None:
+    club = create_club_app(ClubView(MqttConfig("127.0.0.1", "riverside"),
+                                    SqliteClubStore(tmp_path / "club")))
+    for app in (client, TestClient(club)):
+        for page in ("/docs", "/redoc"):
+            assert app.get(page).status_code == 404, page
+        assert app.get("/openapi.json").json()["paths"]
+    assert "/api/game" in client.get("/openapi.json").json()["paths"]
