@@ -48,7 +48,7 @@ from controller.auth import PinCheck, Sessions, Throttle
 from controller.bus import Change
 from controller.dice_audit import audit, sessions
 from controller.errors import Rejected
-from controller.kinds import games_for
+from controller.kinds import DICE, WORDS, games_for
 from controller.privacy import Disclosure, public_entry
 from controller.table import Table, replay_entries
 from engine.core import JSON
@@ -403,7 +403,12 @@ def create_app(table: Table, operator_pin: str, *,
 
     @app.get("/api/dice/audit")
     async def dice_audit() -> JSON:
-        """Face counts and the chi-square test of the dice, per game session and per die."""
+        """Face counts and the chi-square test of the dice, per game session and per die
+        (409 on a table that is not a dice table: it throws no dice to audit)."""
+        if table.kind not in (None, DICE):
+            raise HTTPException(409, f"this table is {WORDS[table.kind]}, not a dice table: "
+                                "it has no dice to audit")
+
         def run() -> JSON:
             return audit(sessions(table.log), table.table_id)
         return await asyncio.to_thread(run)

@@ -217,6 +217,9 @@ def test_a_table_offers_and_starts_only_its_own_kinds_games(
         assert all(word in refused.json()["detail"] for word in words)
         assert service.table.log.last_seq() == before
         assert client.get("/api/view").json()["game"] is None
+        audit = client.get("/api/dice/audit")
+        assert audit.status_code == 409, "a table that throws no dice has none to audit"
+        assert "not a dice table" in audit.json()["detail"]
     finally:
         service.table.log.close()
 
