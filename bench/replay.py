@@ -97,7 +97,8 @@ def main() -> None:
         began = time.perf_counter()
         recovery = table.recover()
         startup = time.perf_counter() - began
-        assert table.view() == replayed.view("bench"), "snapshot start-up differs from replay"
+        assert table.state.view("bench") == replayed.view("bench"), (
+            "snapshot start-up differs from replay")
         print(json.dumps({"what": "startup_after_crash", "value": round(startup * 1000, 2),
                           "unit": "ms", "events": args.events,
                           "replayed_after_snapshot": recovery.replayed,
