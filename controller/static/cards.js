@@ -138,7 +138,6 @@ window.hoyleCards = (() => {
       h.el("p", { class: "hand-name", text: title }),
       h.el("div", { class: "hand-cards" }, faces),
       hand.count ? h.el("p", { class: "hand-count", text: hand.count }) : null);
-    if (isSettled) node.style.opacity = "0.6";
     return node;
   }
 
@@ -158,7 +157,6 @@ window.hoyleCards = (() => {
     const table = shown(h, game, handsOf(h, game));
     const note = h.el("p", { class: "hands-settled hint",
       text: "The last coup, settled: its cards stay until the next deal." });
-    Object.assign(note.style, { flexBasis: "100%", margin: "0" });
     h.$("cards-hands").replaceChildren(...(table.settled ? [note] : []),
       ...table.hands.map((hand) => handNode(h, hand, confirmed, table.settled)));
     const said = h.$("cards-camera");

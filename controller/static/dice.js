@@ -139,8 +139,6 @@ window.hoyleDice = (() => {
   function cropImage(h, crop, label) {
     const image = h.el("img", { class: "die-crop", alt: label,
       src: `data:image/jpeg;base64,${crop}` });
-    Object.assign(image.style, { width: "4rem", height: "4rem", objectFit: "contain",
-      borderRadius: "var(--radius)", background: "#000" });
     return image;
   }
 
@@ -151,7 +149,6 @@ window.hoyleDice = (() => {
     const reading = h.isObject(flag.reading) ? flag.reading : {};
     const rows = [];
     const list = h.el("div", { class: "dice-rows" });
-    Object.assign(list.style, { display: "grid", gap: "0.5rem" });
     const count = h.el("p", { class: "hint" });
     let wanted = null;
     const say = () => {
@@ -177,8 +174,6 @@ window.hoyleDice = (() => {
       const row = { seen, input, remove, name, image: null,
         node: h.el("div", { class: "die-row" }, h.el("label", { class: "field" }, name, input),
           remove) };
-      Object.assign(row.node.style, { display: "flex", alignItems: "end", gap: "0.75rem",
-        flexWrap: "wrap" });
       remove.addEventListener("click", () => {
         rows.splice(rows.indexOf(row), 1);
         row.node.remove();
@@ -203,7 +198,6 @@ window.hoyleDice = (() => {
         list, h.el("div", { class: "buttons" }, add)),
       h.el("label", { class: "field" }, "Reason", reason),
       h.el("div", { class: "buttons" }, confirm, voidButton));
-    form.querySelector(".dice-picker").style.display = "grid";
     flagEntry(h, flag).then((body) => {
       if (!body) return;
       if (Number.isInteger(body.game_dice)) wanted = body.game_dice;
