@@ -112,13 +112,8 @@ SOURCES = (
 )
 
 
-def by_name(name: str) -> Source:
-    """The source of that folder name; ValueError naming the known ones otherwise."""
-    for source in SOURCES:
-        if source.name == name:
-            return source
-    raise ValueError(f"no source {name!r}: the sources are "
-                     f"{', '.join(s.name for s in SOURCES)}")
+#: Each source by its folder's name.
+SOURCE_BY_NAME = {source.name: source for source in SOURCES}
 
 
 def available(source: Source) -> bool:
@@ -142,11 +137,10 @@ def reader_for(kind: str) -> DiceReader | CardReader:
 
 
 def read_source(source: Source, scratch: Path,
-                reader: Recogniser | None = None) -> tuple[Path, FolderReads]:
-    """The judged folder of `source` and its reads by `reader` (default: the committed
-    recogniser of its kind), each timed on one core."""
+                reader: Recogniser) -> tuple[Path, FolderReads]:
+    """The judged folder of `source` and its reads by `reader`, each timed on one core."""
     folder = folder_of(source, scratch)
-    return folder, read_folder(reader or reader_for(source.kind), folder, source.kind)
+    return folder, read_folder(reader, folder, source.kind)
 
 
 def subset(reads: FolderReads, folder: Path,
@@ -238,10 +232,10 @@ def measure(sources: Sequence[Source], scratch: Path) -> list[dict[str, Any]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--only", nargs="+", metavar="NAME", choices=[s.name for s in SOURCES],
+    parser.add_argument("--only", nargs="+", metavar="NAME", choices=list(SOURCE_BY_NAME),
                         help="only these sources")
     args = parser.parse_args(argv)
-    chosen = [by_name(n) for n in args.only] if args.only else list(SOURCES)
+    chosen = [SOURCE_BY_NAME[n] for n in args.only] if args.only else list(SOURCES)
     missing = [s.name for s in chosen if not available(s)]
     if missing:
         print(f"not found in {DATA}: {', '.join(missing)}", file=sys.stderr)

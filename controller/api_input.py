@@ -39,6 +39,8 @@ from engine.core import JSON
 MAX_DEPTH: Final = 32
 #: The largest whole number a body may hold (SQLite's, and every count at a table's).
 LARGEST_INT: Final = 2**63 - 1
+TOO_DEEP: Final = f"nested more than {MAX_DEPTH} deep"
+TOO_LARGE: Final = f"a whole number past 2^63 - 1 ({LARGEST_INT}), more than any table counts"
 VERSION: Final = "0.1.0"
 
 Location = tuple[str | int, ...]
@@ -77,11 +79,11 @@ def read_json(body: bytes) -> Any:
         raise Refused(("body",), "json_invalid", f"the body is not JSON: {error.msg} "
                       f"(line {error.lineno}, column {error.colno})") from None
     except RecursionError:
-        raise Refused(("body",), "too_deep", _too_deep()) from None
+        raise Refused(("body",), "too_deep", TOO_DEEP) from None
     except ValueError:
         # The only ValueError json.loads raises besides a JSONDecodeError: a whole
         # number of more digits than Python converts (4300).
-        raise Refused(("body",), "int_too_large", _too_large()) from None
+        raise Refused(("body",), "int_too_large", TOO_LARGE) from None
     check_values(value, ("body",))
     return value
 
@@ -92,7 +94,7 @@ def check_values(value: Any, where: Location) -> None:
     while pending:
         item, loc = pending.popleft()
         if len(loc) - len(where) > MAX_DEPTH:
-            raise Refused(loc, "too_deep", _too_deep())
+            raise Refused(loc, "too_deep", TOO_DEEP)
         if isinstance(item, dict):
             for key, inner in item.items():
                 _check_text(key, (*loc, key))
@@ -105,7 +107,7 @@ def check_values(value: Any, where: Location) -> None:
             raise Refused(loc, "finite_number", "not a finite number: JSON has no NaN or "
                           "Infinity, nor numbers past 1.8e308")
         elif isinstance(item, int) and abs(item) > LARGEST_INT:
-            raise Refused(loc, "int_too_large", _too_large())
+            raise Refused(loc, "int_too_large", TOO_LARGE)
 
 
 def _check_text(text: str, loc: Location) -> None:
@@ -114,14 +116,6 @@ def _check_text(text: str, loc: Location) -> None:
     except UnicodeEncodeError as error:
         raise Refused(loc, "unicode_invalid", "not Unicode text: a lone surrogate "
                       f"(\\u{ord(text[error.start]):04x}) at character {error.start}") from None
-
-
-def _too_deep() -> str:
-    return f"nested more than {MAX_DEPTH} deep"
-
-
-def _too_large() -> str:
-    return "a whole number past 2^63 - 1 (9223372036854775807), more than any table counts"
 
 
 class StrictJSONRequest(Request):

@@ -217,18 +217,17 @@ def _log_path(args: argparse.Namespace) -> tuple[Path, str]:
 def _replay(args: argparse.Namespace) -> int:
     from controller.eventlog import SqliteEventLog
     from controller.fold import TableState, blocked_words
-    from controller.table import replay_state
+    from controller.table import replay_entries, replay_state
 
     path, table_id = _log_path(args)
     with SqliteEventLog(path, read_only=True) as event_log:
         if args.history:
             state = TableState()
-            for entry in event_log.entries():
+            for entry, rulings in replay_entries(event_log, state=state):
                 if args.upto is not None and entry.seq > args.upto:
                     break
                 record = entry.to_json()
-                record["rulings"] = [r.to_json() for r in state.apply(
-                    entry.seq, entry.kind, entry.source, entry.body)]
+                record["rulings"] = [r.to_json() for r in rulings]
                 print(json.dumps(record))
         else:
             state = replay_state(event_log, upto=args.upto)
@@ -259,9 +258,9 @@ def _dice_audit(args: argparse.Namespace) -> int:
         return 0
     rows = [(f"session at entry {s['start_seq']} ({s['game']})", s) for s in report["sessions"]]
     for title, part in [*rows, ("all sessions", report["all"])]:
-        throws, faces = part["throws"], part["faces_seen"]
+        throws, seen = part["throws"], part["faces_seen"]
         print(f"{title}: {throws} throw{'' if throws == 1 else 's'}, "
-              f"{faces} face{'' if faces == 1 else 's'}")
+              f"{seen} face{'' if seen == 1 else 's'}")
         for name, faces in [("all dice", part["faces"]), *part["dice"].items()]:
             counts = " ".join(f"{face}:{n}" for face, n in faces["counts"].items())
             print(f"  {name:8} {counts}  chi2={faces['chi_square']:.2f} "

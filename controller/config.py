@@ -7,6 +7,7 @@ lists every key; `examples/lane.toml` is a commented example.
 
 from __future__ import annotations
 
+import functools
 import re
 import tomllib
 from collections.abc import Mapping
@@ -297,7 +298,12 @@ class _Reader:
 
     def __init__(self, path: Path, text: str) -> None:
         self.path = path
-        self.lines = key_lines(text)
+        self.text = text
+
+    @functools.cached_property
+    def lines(self) -> dict[str, int]:
+        """Where each key is set: found only for an error's message, not on every load."""
+        return key_lines(self.text)
 
     def fail(self, key: str, problem: str) -> ConfigError:
         line = self._line_of(key)

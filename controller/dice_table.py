@@ -122,6 +122,8 @@ class DiceRunner(Runner):
         while not self.stop.is_set():
             try:
                 time, frame = camera.read()
+                watcher.dice = self._dice_wanted()
+                read = watcher.feed(time, frame)
             except CameraEnded:
                 if not self.simulated:
                     self._call(self.table.device("camera", "unavailable",
@@ -133,12 +135,6 @@ class DiceRunner(Runner):
                 self.stop.wait(REOPEN_EVERY)
                 return
             except BadFrameError as error:  # a frame file gone or corrupt: the next may do
-                log.warning("skipped a frame: %s", error)
-                continue
-            try:
-                watcher.dice = self._dice_wanted()
-                read = watcher.feed(time, frame)
-            except BadFrameError as error:
                 log.warning("skipped a frame: %s", error)
                 continue
             if read is not None:

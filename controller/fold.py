@@ -81,8 +81,9 @@ class TableState:
     # a game that a later `start` replaces never needs ruling again to know the state.
     deferred: bool = False
     unruled: bool = False
-    #: The entry the rules could not fold (`Blocked.to_json()`), and the entries after it,
-    #: held unfolded until the operator voids or corrects it (a `correct` of its seq).
+    #: The entry the rules could not fold ({"seq", "kind", "source", "body", "why"}), and
+    #: the entries after it, held unfolded until the operator voids or corrects it (a
+    #: `correct` of its seq).
     blocked: JSON | None = None
     held: list[tuple[int, str, str, JSON]] = field(default_factory=list)
 

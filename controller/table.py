@@ -171,24 +171,25 @@ def replay_state(event_log: SqliteEventLog, snapshot: Mapping[str, Any] | None =
     raises. A snapshot that cannot be restored (one an older version saved) is passed over
     for a replay from the first entry.
     """
+    begin = snapshot
+    state = TableState()
     if snapshot is not None:
         try:
-            restored = TableState.restore(snapshot)
+            state = TableState.restore(snapshot)
         except Exception as error:  # the log, not the snapshot, is the truth
             log.warning("snapshot at entry %s cannot be restored (%s): replaying the log "
                         "from its first entry", snapshot.get("seq"), error_words(error))
-            return replay_state(event_log, None, upto)
+            begin = None
     try:
-        state = _replay(event_log, restored if snapshot is not None else TableState(), upto,
-                        deferred=True)
+        state = _replay(event_log, state, upto, deferred=True)
         if state.blocked is None:
             return state
     except Exception:  # the game's events, ruled once at the end, failed
         pass
     # Ruled entry by entry instead, the entry that cannot be ruled blocks the table where
     # it stands in the log.
-    start = TableState.restore(snapshot) if snapshot is not None else TableState()
-    return _replay(event_log, start, upto, deferred=False)
+    again = TableState.restore(begin) if begin is not None else TableState()
+    return _replay(event_log, again, upto, deferred=False)
 
 
 def _replay(event_log: SqliteEventLog, state: TableState, upto: int | None, *,
@@ -202,10 +203,11 @@ def _replay(event_log: SqliteEventLog, state: TableState, upto: int | None, *,
     return state
 
 
-def replay_entries(event_log: SqliteEventLog,
-                   first: int = 1) -> Iterator[tuple[LogEntry, list[Ruling]]]:
-    """Fold the log from entry `first` (a game's start, or 1), yielding each entry's rulings."""
-    state = TableState(seq=first - 1)
+def replay_entries(event_log: SqliteEventLog, first: int = 1, *,
+                   state: TableState | None = None) -> Iterator[tuple[LogEntry, list[Ruling]]]:
+    """Fold the log from entry `first` (a game's start, or 1), yielding each entry's rulings;
+    into `state` if given (whose `blocked` then tells where the rules stopped)."""
+    state = TableState(seq=first - 1) if state is None else state
     for entry in event_log.entries(after=first - 1):
         yield entry, state.apply(entry.seq, entry.kind, entry.source, entry.body)
 

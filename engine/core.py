@@ -244,6 +244,8 @@ class Game(ABC):
 
 #: The most players one table seats.
 MAX_PLAYERS = 12
+#: The longest name a player (or a bettor who is not seated) may go by.
+NAME_LENGTH = 40
 
 
 def check_players(players: Sequence[str], where: str) -> list[str]:
@@ -257,8 +259,9 @@ def check_players(players: Sequence[str], where: str) -> list[str]:
     if len(names) > MAX_PLAYERS:
         raise IllegalEventError(f"at most {MAX_PLAYERS} players {where}, got {len(names)}")
     for name in names:
-        if not isinstance(name, str) or not name.strip() or len(name) > 40:
-            raise IllegalEventError(f"player names must be 1-40 characters, got {name!r}")
+        if not isinstance(name, str) or not name.strip() or len(name) > NAME_LENGTH:
+            raise IllegalEventError(f"player names must be 1-{NAME_LENGTH} characters, got "
+                                    f"{name!r}")
     if len(set(names)) != len(names):
         raise IllegalEventError(f"player names must differ: {names}")
     return names

@@ -136,12 +136,6 @@ window.hoyleDice = (() => {
     }
   }
 
-  function cropImage(h, crop, label) {
-    const image = h.el("img", { class: "die-crop", alt: label,
-      src: `data:image/jpeg;base64,${crop}` });
-    return image;
-  }
-
   // The operator's form for a throw the camera could not read surely: a row per die the
   // camera saw, its picture beside its face, a die it imagined removed and one it missed
   // added, until the dice are as many as the game throws.
@@ -205,7 +199,8 @@ window.hoyleDice = (() => {
       for (const row of rows) {
         const crop = row.seen === null ? "" : h.str(crops[row.seen]);
         if (!/^[A-Za-z0-9+/=]+$/.test(crop)) continue;
-        row.image = cropImage(h, crop, "");
+        row.image = h.el("img", { class: "die-crop", alt: "",
+          src: `data:image/jpeg;base64,${crop}` });
         row.node.prepend(row.image);
       }
       relabel();

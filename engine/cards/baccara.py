@@ -39,14 +39,12 @@ from engine.cards.bank import (
     parse_amount,
 )
 from engine.cards.core import FULL_PACK, CardEvent, ShoeCount, codes
-from engine.core import JSON, Awaiting, Event, LawRef, Ruling
+from engine.core import JSON, NAME_LENGTH, Awaiting, Event, LawRef, Ruling
 from engine.errors import IllegalEventError
 
 BANKER = "banker"
 #: The spectator `legal_events` offers bets for; a real table names any spectator.
 SAMPLE_SPECTATOR = "Spectator"
-#: The longest name a spectator may be given, as for a player.
-SPECTATOR_NAME = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,8 +147,8 @@ class BaccaraState(BankState):
         if "player" in data:
             raise IllegalEventError("bet: a bet names its player or its spectator, not both")
         name = data["spectator"]
-        if not isinstance(name, str) or not name.strip() or len(name) > SPECTATOR_NAME:
-            raise IllegalEventError(f"bet: a spectator is named by 1-{SPECTATOR_NAME} "
+        if not isinstance(name, str) or not name.strip() or len(name) > NAME_LENGTH:
+            raise IllegalEventError(f"bet: a spectator is named by 1-{NAME_LENGTH} "
                                     f"characters, got {name!r}")
         on = data.get("on")
         spots = self.spectator_spots()

@@ -37,7 +37,7 @@ from engine.cards.bank import (
 from engine.cards.core import COURT, FULL_PACK, Card, CardEvent, ShoeCount, codes
 from engine.core import JSON, Awaiting, Event, Ruling, hoyle_law
 from engine.errors import IllegalEventError
-from engine.rules import HouseRules, Option, either, parse_player, whole
+from engine.rules import HouseRules, Option, either, whole
 
 ROWS = ("noir", "rouge")
 COLOUR = {"noir": "black", "rouge": "red"}
@@ -132,7 +132,7 @@ class RougeEtNoirState(BankState):
 
     def parse_other(self, kind: str, data: Mapping[str, Any]) -> Event:
         """A push into prison, of the stake `on` names or of all the player's."""
-        player = str(parse_player(data, self.players, kind))
+        player = self.parse_actor(data, kind)
         on = data.get("on")
         if on is not None and on not in BETS:
             raise IllegalEventError(f"prison: a stake is on {', '.join(BETS)}; not on {on!r}")

@@ -122,21 +122,22 @@ class TwentyOneTable(BankState):
         hand = self.table.get(name)
         return hand.owner if hand is not None else name
 
-    def _named_hand(self, name: str, where: str) -> Hand | None:
-        """The hand an act names, or None where it names a player (his hand in play).
+    def _acting_owner(self, name: str, where: str) -> str:
+        """The player who takes an act by `name` (`_owner`), once the name is checked: a
+        player, or a hand of this deal that is in play.
 
         A divided hand that acts by its own name must be the hand in play: the hands of a
         divided pair are drawn to one after another (Hoyle 18000-18001, Round Games 932).
         """
         if name in self.players:
-            return None
+            return name
         hand = self.table.get(name)
         if hand is None:
             raise IllegalEventError(f"{where}: there is no hand {name} this deal")
         if hand.name != BANKER and hand is not self._active(hand.owner):
             raise IllegalEventError(f"{where}: {name} is not the hand in play; "
                                     f"{self._targets()[1]}")
-        return hand
+        return self._owner(name)
 
     def _turn_hand(self) -> str | None:
         """The name of the hand in play once the first cards are dealt, or None."""
@@ -275,10 +276,10 @@ class TwentyOneTable(BankState):
 
     def _verify_double(self, event: DoubleEvent) -> None:
         where = f"double called by {event.player}"
-        self._named_hand(event.player, where)
+        owner = self._acting_owner(event.player, where)
         if self.rules.double_call == "none":
             raise IllegalEventError(f"{where}: {self.game.name} has no double call")
-        if self._owner(event.player) != self.banker:
+        if owner != self.banker:
             raise IllegalEventError(f"{where}: only the banker ({self.banker}) calls double")
         if self.doubled:
             raise IllegalEventError(f"{where}: he has called it already this hand")
@@ -294,10 +295,10 @@ class TwentyOneTable(BankState):
         if self.rules.double_call != "forfeit":
             raise IllegalEventError(f"{where}: at {self.game.name} the players add the double; "
                                     "none may refuse")
-        self._named_hand(event.player, where)
+        owner = self._acting_owner(event.player, where)
         if not self.doubled or self._second_round():
             raise IllegalEventError(f"{where}: there is no double call to refuse now")
-        hand = self.table.get(self._owner(event.player))
+        hand = self.table.get(owner)
         if hand is None or hand.owner == self.banker or hand.status == "refused":
             raise IllegalEventError(f"{where}: he has no stake up to forfeit")
 
@@ -305,8 +306,7 @@ class TwentyOneTable(BankState):
         where = f"{event.player} stands"
         if not self.dealt:
             raise IllegalEventError(f"{where}: the first cards are still being dealt")
-        self._named_hand(event.player, where)
-        owner = self._owner(event.player)
+        owner = self._acting_owner(event.player, where)
         in_turn = self._in_turn()
         if in_turn is None and owner == self.banker and self.table[BANKER].status == "open":
             return
@@ -323,8 +323,7 @@ class TwentyOneTable(BankState):
         rules = self.rules
         if rules.split_stake == "none":
             raise IllegalEventError(f"{where}: {self.game.name} has no dividing of pairs")
-        self._named_hand(event.player, where)
-        owner = self._owner(event.player)
+        owner = self._acting_owner(event.player, where)
         if not self.dealt or owner != self._in_turn():
             raise IllegalEventError(f"{where}: {self._targets()[1]}")
         active = self._active(owner)

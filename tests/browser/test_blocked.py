@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, expect
 
-from tests.browser.helpers import WAIT_MS, screenshot, serve_table, sign_in, table_config
+from tests.browser.helpers import (
+    WAIT_MS,
+    history,
+    screenshot,
+    serve_table,
+    sign_in,
+    table_config,
+)
 from tests.controller.test_blocked_log import ball, write_log
 
 pytestmark = pytest.mark.browser
@@ -42,3 +49,7 @@ def test_the_page_names_the_entry_and_the_operator_voids_it(context: BrowserCont
         expect(page.locator("#banner")).to_be_hidden()
         bob = page.locator("#sheet tr").filter(has_text="Bob")
         expect(bob).to_contain_text("9", timeout=WAIT_MS)
+        [void] = [e for e in history(served) if e["kind"] == "correct"]
+        assert void["body"] == {"target": 3, "event": None,
+                                "reason": "logged twice by an old version"}
+        assert void["source"] == "operator"

@@ -154,6 +154,9 @@ def test_a_ball_the_pockets_could_not_name_is_not_sent_until_the_referee_chooses
     ball.select_option(balls[0])
     form.get_by_role("button", name="This ball fell").click()
     expect(page.locator("#op-message")).to_have_text("Ball named.")
+    [named] = [e for e in history(pool) if e["kind"] == "resolve" and e["source"] == "operator"
+               and e["seq"] > now]
+    assert str(named["body"]["event"]["ball"]) == balls[0], "the ball chosen is the ball logged"
 
 
 # -- the referee's controls, on a table nobody else plays -------------------------------------

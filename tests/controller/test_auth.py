@@ -21,7 +21,8 @@ from controller.errors import ConfigError
 from controller.eventlog import SqliteEventLog
 from controller.table import Table
 from controller.web import CSRF_HEADER, MAX_BODY, PIN_HEADER, SESSION_COOKIE, create_app
-from tests.controller.test_web import PIN, sign_in
+from tests.controller.helpers import PIN
+from tests.controller.test_web import sign_in
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The PIN as a table's config holds it; hashed once, as scrypt is slow on purpose.

@@ -8,7 +8,6 @@ written before (by hand, or by an older version) still replays with the key in i
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,23 +16,8 @@ from fastapi.testclient import TestClient
 from controller.errors import Rejected
 from controller.eventlog import SqliteEventLog
 from controller.table import Table
-from controller.web import CSRF_HEADER, create_app
-
-PIN = "4821"
-
-
-@pytest.fixture
-def table(tmp_path: Path) -> Iterator[Table]:
-    table = Table(SqliteEventLog(tmp_path / "table.db"), "table-1")
-    table.recover()
-    yield table
-    table.log.close()
-
-
-@pytest.fixture
-def client(table: Table) -> Iterator[TestClient]:
-    with TestClient(create_app(table, PIN)) as client:
-        yield client
+from controller.web import CSRF_HEADER
+from tests.controller.helpers import PIN
 
 
 def operator(client: TestClient) -> dict[str, str]:
@@ -48,28 +32,22 @@ def start(client: TestClient, headers: dict[str, str], game: str) -> None:
     assert done.status_code == 200, done.text
 
 
-def test_a_baccara_bet_with_a_copper_is_refused_and_not_logged(table: Table,
-                                                                client: TestClient) -> None:
-    """Baccara's bets are on a side (lines 1440-1449); coppering is faro's (11755-11770)."""
+@pytest.mark.parametrize(("game", "event", "refusal"), [
+    # Baccara's bets are on a side (lines 1440-1449); coppering is faro's (11755-11770).
+    ("baccara", {"type": "bet", "player": "Ann", "on": "right", "amount": 10, "copper": True},
+     "unknown key 'copper'"),
+    ("ten-pins", {"type": "ball", "player": "Ann", "standing": [], "extra_junk": 1},
+     "ball: unknown key 'extra_junk'"),
+])
+def test_an_operators_event_with_a_key_it_does_not_take_is_refused_and_not_logged(
+        table: Table, client: TestClient, game: str, event: dict[str, object],
+        refusal: str) -> None:
     headers = operator(client)
-    start(client, headers, "baccara")
+    start(client, headers, game)
     before = table.log.last_seq()
-    done = client.post("/api/events", headers=headers, json={"event": {
-        "type": "bet", "player": "Ann", "on": "right", "amount": 10, "copper": True}})
+    done = client.post("/api/events", headers=headers, json={"event": event})
     assert done.status_code == 409
-    assert "unknown key 'copper'" in done.json()["detail"]
-    assert table.log.last_seq() == before
-
-
-def test_a_bowlers_event_with_junk_is_refused_naming_it(table: Table,
-                                                        client: TestClient) -> None:
-    headers = operator(client)
-    start(client, headers, "ten-pins")
-    before = table.log.last_seq()
-    done = client.post("/api/events", headers=headers, json={"event": {
-        "type": "ball", "player": "Ann", "standing": [], "extra_junk": 1}})
-    assert done.status_code == 409
-    assert "ball: unknown key 'extra_junk'" in done.json()["detail"]
+    assert refusal in done.json()["detail"]
     assert table.log.last_seq() == before
 
 

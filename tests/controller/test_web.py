@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,28 +14,13 @@ from controller.club.store import SqliteClubStore
 from controller.club.view import ClubView
 from controller.club.web import create_club_app
 from controller.config import load_config
-from controller.eventlog import SqliteEventLog
 from controller.kinds import kind_of_game
 from controller.service import build
 from controller.table import Table
 from controller.web import CSRF_HEADER, PIN_HEADER, create_app
+from tests.controller.helpers import PIN
 
-PIN = "4821"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-@pytest.fixture
-def table(tmp_path: Path) -> Iterator[Table]:
-    table = Table(SqliteEventLog(tmp_path / "lane.db"), "lane-1")
-    table.recover()
-    yield table
-    table.log.close()
-
-
-@pytest.fixture
-def client(table: Table) -> Iterator[TestClient]:
-    with TestClient(create_app(table, PIN)) as client:
-        yield client
 
 
 def sign_in(client: TestClient, pin: str = PIN) -> dict[str, str]:
